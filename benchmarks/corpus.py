@@ -1,0 +1,44 @@
+"""Generated corpora of a real domain's size, in the hub's parquet layout, for benchmarks."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+LEETCODE_DOCS = 413_932
+_VOCAB = np.array(
+    [f"w{i:x}" for i in range(30_000)] + ["the", "of", "int", "return", "for", "if", "=", "("]
+)
+
+
+def write_corpus(
+    path: Path,
+    n_docs: int = LEETCODE_DOCS,
+    words_per_doc: int = 190,
+    id_prefix: str = "leetcode/leetcode_",
+    seed: int = 0,
+    row_group_size: int | None = None,
+) -> Path:
+    """Write ``n_docs`` documents (columns id, content) of random Zipf-ish words to ``path``.
+
+    With the defaults the file is about the size of BRIGHT's leetcode corpus (210 MB). The
+    whole corpus lands in one row group unless ``row_group_size`` is given, as on the hub.
+    """
+    rng = np.random.default_rng(seed)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    schema = pa.schema([("id", pa.string()), ("content", pa.string())])
+    chunk = 50_000
+    with pq.ParquetWriter(path, schema) as writer:
+        for start in range(0, n_docs, chunk):
+            count = min(chunk, n_docs - start)
+            ids = [f"{id_prefix}{i}.txt" for i in range(start, start + count)]
+            lengths = rng.integers(words_per_doc // 2, words_per_doc * 3 // 2, count)
+            words = _VOCAB[np.minimum(rng.zipf(1.15, lengths.sum()), len(_VOCAB)) - 1]
+            bounds = np.concatenate([[0], np.cumsum(lengths)])
+            texts = [" ".join(words[bounds[i] : bounds[i + 1]]) for i in range(count)]
+            table = pa.table({"id": ids, "content": texts}, schema=schema)
+            writer.write_table(table, row_group_size=row_group_size or n_docs)
+    return path

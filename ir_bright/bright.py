@@ -1,0 +1,257 @@
+"""BRIGHT (Su et al., ICLR 2025) as ir_datasets datasets: 12 domains, long documents, and the
+LLM-reasoning query setting.
+
+Ids (same as ir_datasets' core module where it has them, with its defects fixed):
+
+- ``bright/<domain>``: short documents, ``BrightQuery`` queries, qrels from ``gold_ids``.
+- ``bright/<domain>-long`` (8 domains): long documents, qrels from ``gold_ids_long``.
+- ``bright/<domain>[-long]/<model>-reason``: the same docs and qrels, query text = the
+  ``query`` column of the ``<model>_reason`` config (the LLM's reasoning).
+
+Every file list, checksum, count and description lives in ``etc/bright_*.json`` and
+``etc/bright.yaml``; this module only wires them together.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from functools import cache
+from typing import Any
+
+import pyarrow.parquet as pq
+from ir_datasets.datasets.base import Dataset
+from ir_datasets.formats import BaseQrels, BaseQueries, TrecQrel
+
+from . import hub
+from .errors import OfflineError
+from .judgements import EXCLUDED, query_qrels
+from .parquet import ParquetDocs
+from .records import BrightQuery, BrightReasoningQuery
+from .registry import Documentation, dataset, etc_json, etc_yaml
+
+__all__ = ["datasets", "BrightQueries", "BrightReasoningQueries", "BrightQrels"]
+
+logger = logging.getLogger(__name__)
+
+NAMESPACE = "bright"
+QRELS_DEFS = {1: "Relevant (a gold id)", EXCLUDED: "Excluded: removed from the ranking"}
+REPLACEMENT_REASON = (
+    "ir_bright's BRIGHT loader gives -long datasets their long qrels and the *_reason fields "
+    "the LLM text (the core's do not), and adds the <model>-reason query datasets"
+)
+# The five *_reason fields of BrightQuery, in field order, and the model each one holds.
+REASON_FIELDS = {
+    "gemini_1_0_reason": "gemini-1.0",
+    "claude_3_opus_reason": "claude-3-opus",
+    "gpt4_reason": "gpt4",
+    "grit_reason": "grit",
+    "llama3_70b_reason": "llama3-70b",
+}
+
+
+@cache
+def _files() -> dict[str, hub.HubFile]:
+    return hub.catalogue(etc_json("bright_files.json"))
+
+
+def _file(config: str, split: str) -> hub.HubFile:
+    return _files()[f"{config}/{split}"]
+
+
+def _read_columns(path, columns: list[str]) -> dict[str, list]:
+    table = pq.read_table(path, columns=columns)
+    return {name: table.column(name).to_pylist() for name in columns}
+
+
+class BrightQueries(BaseQueries):
+    """Queries of ``bright/<domain>``: the ``examples`` rows plus each LLM's reasoning."""
+
+    def __init__(self, split: str):
+        self._split = split
+
+    def queries_iter(self) -> Iterator[BrightQuery]:
+        """Yield ``BrightQuery`` records in the hub's row order."""
+        rows = _read_columns(
+            _file("examples", self._split).fetch(), ["id", "query", "reasoning", "gold_answer"]
+        )
+        reasons = [self._llm_texts(model) for model in REASON_FIELDS.values()]
+        for i, query_id in enumerate(rows["id"]):
+            query_id = str(query_id)
+            yield BrightQuery(
+                query_id,
+                rows["query"][i],
+                rows["reasoning"][i],
+                rows["gold_answer"][i],
+                *(texts.get(query_id) for texts in reasons),
+            )
+
+    def _llm_texts(self, model: str) -> dict[str, str]:
+        file = _file(_reason_config(model), self._split)
+        try:
+            path = file.fetch()
+        except OfflineError as exc:
+            logger.warning("%s reasoning left empty (None): %s", model, exc)
+            return {}
+        rows = _read_columns(path, ["id", "query"])
+        return dict(zip(map(str, rows["id"]), rows["query"]))
+
+    def queries_cls(self) -> type:
+        """``BrightQuery``."""
+        return BrightQuery
+
+    def queries_namespace(self) -> str:
+        """Queries of the same namespace share ids."""
+        return NAMESPACE
+
+    def queries_lang(self) -> str:
+        """English."""
+        return "en"
+
+
+class BrightReasoningQueries(BaseQueries):
+    """Queries of ``.../<model>-reason``: the text is the LLM's reasoning about the post."""
+
+    def __init__(self, split: str, model: str):
+        self._split = split
+        self._model = model
+
+    def queries_iter(self) -> Iterator[BrightReasoningQuery]:
+        """Yield ``BrightReasoningQuery`` records in the ``examples`` row order."""
+        originals = _read_columns(
+            _file("examples", self._split).fetch(), ["id", "query", "reasoning", "gold_answer"]
+        )
+        llm = _read_columns(
+            _file(_reason_config(self._model), self._split).fetch(), ["id", "query"]
+        )
+        llm_text = dict(zip(map(str, llm["id"]), llm["query"]))
+        for i, query_id in enumerate(originals["id"]):
+            query_id = str(query_id)
+            yield BrightReasoningQuery(
+                query_id,
+                llm_text.get(query_id),
+                originals["query"][i],
+                originals["reasoning"][i],
+                originals["gold_answer"][i],
+            )
+
+    def queries_cls(self) -> type:
+        """``BrightReasoningQuery``."""
+        return BrightReasoningQuery
+
+    def queries_namespace(self) -> str:
+        """Queries of the same namespace share ids."""
+        return NAMESPACE
+
+    def queries_lang(self) -> str:
+        """English."""
+        return "en"
+
+
+class BrightQrels(BaseQrels):
+    """Qrels from ``examples``: each gold id 1 (once), each excluded id -100 (``N/A`` skipped)."""
+
+    def __init__(self, split: str, gold_column: str):
+        self._split = split
+        self._gold_column = gold_column
+
+    def qrels_iter(self) -> Iterator[TrecQrel]:
+        """Yield the qrels query by query, in the hub's row order."""
+        rows = _read_columns(
+            _file("examples", self._split).fetch(), ["id", self._gold_column, "excluded_ids"]
+        )
+        for query_id, gold, excluded in zip(
+            rows["id"], rows[self._gold_column], rows["excluded_ids"]
+        ):
+            yield from query_qrels(str(query_id), ((g, 1) for g in gold or ()), excluded or ())
+
+    def qrels_path(self):
+        """The cached ``examples`` parquet the qrels are read from."""
+        return _file("examples", self._split).fetch()
+
+    def qrels_cls(self) -> type:
+        """``TrecQrel``."""
+        return TrecQrel
+
+    def qrels_defs(self) -> dict[int, str]:
+        """What each relevance value means."""
+        return dict(QRELS_DEFS)
+
+
+def _reason_config(model: str) -> str:
+    return etc_yaml("bright.yaml")["reasoning"]["models"][model]["config"]
+
+
+def datasets() -> dict[str, Dataset]:
+    """Every ``bright`` id -> its Dataset, built from the data files (nothing is downloaded)."""
+    docs_yaml = etc_yaml("bright.yaml")
+    counts = etc_json("bright_counts.json")
+    collection = docs_yaml["collection"]
+    result = {
+        NAMESPACE: dataset(NAMESPACE, Documentation(_collection_doc(collection)), metadata={})
+    }
+    for split, domain in docs_yaml["domains"].items():
+        for setting, spec in docs_yaml["settings"].items():
+            long = setting == "long"
+            if long and not counts[split]["long_docs"]:
+                continue
+            result.update(_domain_datasets(split, domain, long, spec, counts[split], docs_yaml))
+    return result
+
+
+def _domain_datasets(split, domain, long, spec, counts, docs_yaml) -> dict[str, Dataset]:
+    base_id = f"{NAMESPACE}/{domain['id']}{spec['suffix']}"
+    docs_file = _file("long_documents" if long else "documents", split)
+    docs = ParquetDocs(
+        docs_file,
+        namespace=f"{NAMESPACE}:{docs_file.path}",  # aops and theoremqa-questions share one
+        count=counts["long_docs" if long else "docs"],
+    )
+    qrels = BrightQrels(split, "gold_ids_long" if long else "gold_ids")
+    metadata = {
+        "docs": {"count": docs.docs_count()},
+        "queries": {"count": counts["queries"]},
+        "qrels": counts["long_qrels" if long else "qrels"],
+    }
+    collection = docs_yaml["collection"]
+    setting_name = "long documents" if long else "short documents"
+    base_doc = {
+        "pretty_name": f"BRIGHT {domain['name']} ({setting_name})",
+        "desc": f"{domain['name']}: {domain['source']}. {spec['desc']}",
+        "bibtex": collection["bibtex"],
+        "official_measures": list(spec["official_measures"]),
+        "website": collection["website"],
+    }
+    result = {
+        base_id: dataset(
+            base_id, docs, BrightQueries(split), qrels, Documentation(base_doc), metadata=metadata
+        )
+    }
+    reasoning = docs_yaml["reasoning"]
+    for model, about in reasoning["models"].items():
+        variant_id = f"{base_id}/{model}-reason"
+        variant_doc = dict(
+            base_doc,
+            pretty_name=f"{base_doc['pretty_name']}, {about['name']} reasoning as queries",
+            desc=reasoning["desc"].format(
+                model=about["name"], config=about["config"], base=base_id
+            ),
+        )
+        result[variant_id] = dataset(
+            variant_id,
+            docs,
+            BrightReasoningQueries(split, model),
+            qrels,
+            Documentation(variant_doc),
+            metadata=metadata,
+        )
+    return result
+
+
+def _collection_doc(collection: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "pretty_name": collection["pretty_name"],
+        "desc": collection["desc"],
+        "bibtex": collection["bibtex"],
+        "website": collection["website"],
+    }

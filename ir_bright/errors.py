@@ -1,0 +1,52 @@
+"""The one exception family ir_bright raises for problems a user can fix.
+
+Every message is a single line that names the thing at fault and the fix; the command line
+prints it and exits with status 2 instead of showing a traceback.
+"""
+
+
+class IrBrightError(Exception):
+    """Base of all user-facing errors: bad input, missing data, failed downloads."""
+
+
+class DownloadError(IrBrightError):
+    """A hub file could not be fetched: network, HTTP status, or a transfer cut short."""
+
+
+class OfflineError(DownloadError):
+    """A hub file is not cached and the hub cannot (or may not) be reached."""
+
+
+class ChecksumError(DownloadError):
+    """A downloaded file does not match its pinned size or checksum; nothing was cached."""
+
+
+class CacheError(IrBrightError):
+    """The cache folder cannot be written."""
+
+
+class DatasetNotFoundError(IrBrightError, KeyError):
+    """An id that neither ir_bright nor ir_datasets knows."""
+
+    def __str__(self) -> str:  # KeyError would quote the message
+        return str(self.args[0]) if self.args else ""
+
+
+class RunFormatError(IrBrightError, ValueError):
+    """A run (file, DataFrame or records) that cannot be read as a ranking."""
+
+
+class MissingDependencyError(IrBrightError, ImportError):
+    """An optional dependency (Pillow, bm25s, matplotlib, PyTerrier) is not installed."""
+
+
+def require(module: str, extra: str):
+    """Import and return ``module``, or raise a one-line error naming the extra to install."""
+    import importlib
+
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        raise MissingDependencyError(
+            f"{module} is needed here but not installed: pip install 'ir_bright[{extra}]'"
+        ) from exc

@@ -1,0 +1,321 @@
+"""One file of a Hugging Face hub dataset, fetched once into a verified cache.
+
+This module knows nothing about BRIGHT or MM-BRIGHT. It turns a :class:`HubFile` (repository,
+revision, path in the repository, where to cache it, what it must hash to) into a local path:
+
+- URL: ``{HF_ENDPOINT}/datasets/{repo}/resolve/{revision}/{path}``, ``HF_ENDPOINT`` defaulting
+  to ``https://huggingface.co``; ``HF_TOKEN`` is sent as a bearer token when set.
+- Cache: ``{IR_DATASETS_HOME}/{namespace}/{cache_path}`` (``IR_DATASETS_HOME`` defaults to
+  ``~/.ir_datasets``, as in ir_datasets).
+- A cached file is always complete and verified: the body streams into ``<file>.part`` under a
+  file lock, is checked (size, md5 when pinned, sha256 when the hub's ETag is one) and only
+  then renamed into place. A failed, cut-off or killed download leaves no file behind under
+  the final name; a checksum mismatch keeps nothing.
+- A cached file is used without any network call. ``HF_HUB_OFFLINE=1`` forbids the network;
+  a missing file then fails at once with a message saying how to fetch it ahead.
+- ``IR_BRIGHT_VERIFY=0`` skips the size and checksum checks (for re-exported mirrors and tests).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import quote
+
+from .errors import CacheError, ChecksumError, DownloadError, OfflineError
+
+__all__ = ["HubFile", "cache_home", "endpoint", "verification_enabled", "offline"]
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_ENDPOINT = "https://huggingface.co"
+CHUNK_BYTES = 1 << 20
+CONNECT_TIMEOUT_S = 10
+READ_TIMEOUT_S = 60
+_SHA256 = re.compile(r"^[0-9a-f]{64}$")
+_FALSE = {"0", "false", "no", "off"}
+_TRUE = {"1", "true", "yes", "on"}
+
+
+def endpoint() -> str:
+    """The hub's base URL: ``HF_ENDPOINT`` or ``https://huggingface.co``, no trailing slash."""
+    return (os.environ.get("HF_ENDPOINT") or DEFAULT_ENDPOINT).rstrip("/")
+
+
+def cache_home() -> Path:
+    """The ir_datasets home folder (``IR_DATASETS_HOME`` or ``~/.ir_datasets``), read per call."""
+    return Path(os.environ.get("IR_DATASETS_HOME") or Path.home() / ".ir_datasets")
+
+
+def verification_enabled() -> bool:
+    """False when ``IR_BRIGHT_VERIFY`` is 0/false/no/off: sizes and checksums are not checked."""
+    return os.environ.get("IR_BRIGHT_VERIFY", "1").strip().lower() not in _FALSE
+
+
+def offline() -> bool:
+    """True when ``HF_HUB_OFFLINE`` forbids network access."""
+    return os.environ.get("HF_HUB_OFFLINE", "").strip().lower() in _TRUE
+
+
+@dataclass(frozen=True)
+class HubFile:
+    """A file of a hub dataset repository and the place it is cached.
+
+    ``aliases`` are other cache paths (same namespace) that hold the same bytes, such as the
+    name ir_datasets' own loader gives a file; one of them being present avoids a download.
+    """
+
+    repo: str
+    path: str
+    namespace: str
+    cache_path: str
+    revision: str = "main"
+    size: int | None = None
+    md5: str | None = None
+    aliases: tuple[str, ...] = field(default=())
+
+    @property
+    def url(self) -> str:
+        """Where the hub serves this file, under the current ``HF_ENDPOINT``."""
+        return (
+            f"{endpoint()}/datasets/{self.repo}/resolve/{quote(self.revision, safe='')}/"
+            + quote(self.path)
+        )
+
+    @property
+    def local_path(self) -> Path:
+        """Where the file is (or will be) cached; it may not exist yet."""
+        return cache_home() / self.namespace / self.cache_path
+
+    def cached_path(self) -> Path | None:
+        """The cached copy (under this name or an alias), or None when not cached."""
+        for candidate in self._candidates():
+            if candidate.is_file():
+                return candidate
+        return None
+
+    def is_cached(self) -> bool:
+        """Whether the file can be used without a download."""
+        return self.cached_path() is not None
+
+    def fetch(self) -> Path:
+        """Return the path of the verified local copy, downloading it first if needed."""
+        found = self.cached_path()
+        if found is not None:
+            return found
+        if offline():
+            raise OfflineError(
+                f"{self.local_path} is not cached and HF_HUB_OFFLINE is set: fetch it ahead "
+                f"(ir-bright download ...) on a machine with network, or copy {self.url} there"
+            )
+        _make_folder(self.local_path.parent)
+        filelock = _filelock()
+        with filelock.FileLock(str(self.local_path) + ".lock"):
+            found = self.cached_path()  # another process may have finished meanwhile
+            if found is not None:
+                return found
+            _download(self, self.local_path)
+        return self.local_path
+
+    def _candidates(self) -> Iterator[Path]:
+        yield self.local_path
+        folder = self.local_path.parent
+        for alias in self.aliases:
+            yield folder / alias
+
+
+def _filelock():
+    import filelock
+
+    return filelock
+
+
+def _make_folder(folder: Path) -> None:
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        probe = folder / ".ir_bright_write_probe"
+        probe.touch()
+        probe.unlink()
+    except OSError as exc:
+        raise CacheError(
+            f"cannot write the cache folder {folder} ({exc.strerror or exc}): "
+            "set IR_DATASETS_HOME to a writable folder"
+        ) from exc
+
+
+def _auth_headers() -> dict[str, str]:
+    from . import __version__
+
+    headers = {"User-Agent": f"ir_bright/{__version__}"}
+    token = os.environ.get("HF_TOKEN")
+    if token:
+        headers["Authorization"] = f"Bearer {token}"
+    return headers
+
+
+def _open(file: HubFile):
+    import requests
+
+    url = file.url
+    try:
+        response = requests.get(
+            url,
+            headers=_auth_headers(),
+            stream=True,
+            timeout=(CONNECT_TIMEOUT_S, READ_TIMEOUT_S),
+        )
+    except requests.RequestException as exc:
+        raise OfflineError(
+            f"cannot reach {url} to fetch {file.path} ({type(exc).__name__}): check the network "
+            "or HF_ENDPOINT, or fetch it ahead with `ir-bright download` where there is network"
+        ) from exc
+    if response.status_code in (401, 403):
+        response.close()
+        raise DownloadError(
+            f"{url} answered {response.status_code}: set HF_TOKEN to a token with access"
+        )
+    if response.status_code != 200:
+        response.close()
+        raise DownloadError(
+            f"{url} answered HTTP {response.status_code}: check HF_ENDPOINT and the revision"
+        )
+    return response
+
+
+def _download(file: HubFile, target: Path) -> None:
+    """Stream ``file`` into ``target`` via ``target.part``; verify; rename. Keeps nothing else."""
+    import requests
+
+    partial = target.with_name(target.name + ".part")
+    response = _open(file)
+    expected_sha256 = _sha256_from_etag(response.headers)
+    announced = _int_or_none(response.headers.get("Content-Length"))
+    md5, sha256 = hashlib.md5(), hashlib.sha256()
+    received = 0
+    logger.info("downloading %s (%s)", file.url, _human(announced or file.size))
+    try:
+        with response, open(partial, "wb") as out, _progress(file, announced) as bar:
+            try:
+                for chunk in response.iter_content(CHUNK_BYTES):
+                    out.write(chunk)
+                    md5.update(chunk)
+                    sha256.update(chunk)
+                    received += len(chunk)
+                    bar.update(len(chunk))
+            except requests.RequestException as exc:
+                raise DownloadError(
+                    f"download of {file.url} broke off after {received} bytes "
+                    f"({type(exc).__name__}); nothing was cached, try again"
+                ) from exc
+            out.flush()
+            os.fsync(out.fileno())
+        if announced is not None and received != announced:
+            raise DownloadError(
+                f"download of {file.url} was cut off at {received} of {announced} bytes; "
+                "nothing was cached, try again"
+            )
+        if verification_enabled():
+            _verify(file, received, md5.hexdigest(), sha256.hexdigest(), expected_sha256)
+        os.replace(partial, target)
+    except BaseException:
+        partial.unlink(missing_ok=True)
+        raise
+    logger.info("cached %s", target)
+
+
+def _verify(file: HubFile, size: int, md5: str, sha256: str, expected_sha256: str | None) -> None:
+    hint = "nothing was cached; set IR_BRIGHT_VERIFY=0 only for a trusted re-exported mirror"
+    if file.size is not None and size != file.size:
+        raise ChecksumError(
+            f"{file.path} from {file.url} has {size} bytes, expected {file.size}; {hint}"
+        )
+    if file.md5 is not None and md5 != file.md5:
+        raise ChecksumError(
+            f"{file.path} from {file.url} has md5 {md5}, expected {file.md5}; {hint}"
+        )
+    if expected_sha256 is not None and sha256 != expected_sha256:
+        raise ChecksumError(
+            f"{file.path} from {file.url} has sha256 {sha256}, the hub's ETag says "
+            f"{expected_sha256}; {hint}"
+        )
+
+
+def _sha256_from_etag(headers) -> str | None:
+    """The hub gives large (LFS) files their sha256 as ETag (X-Linked-Etag behind a redirect)."""
+    for name in ("X-Linked-Etag", "ETag"):
+        value = headers.get(name, "").strip()
+        if value.startswith("W/"):
+            continue
+        value = value.strip('"').lower()
+        if _SHA256.match(value):
+            return value
+    return None
+
+
+def _int_or_none(value: str | None) -> int | None:
+    try:
+        return int(value) if value is not None else None
+    except ValueError:
+        return None
+
+
+def _progress(file: HubFile, total: int | None):
+    from tqdm.auto import tqdm
+
+    return tqdm(
+        total=total or file.size,
+        unit="B",
+        unit_scale=True,
+        unit_divisor=1024,
+        desc=Path(file.path).name,
+        leave=False,
+        disable=None,  # shown on a terminal only
+    )
+
+
+def _human(size: int | None) -> str:
+    if size is None:
+        return "unknown size"
+    value = float(size)
+    for unit in ("B", "KB", "MB", "GB"):
+        if value < 1024 or unit == "GB":
+            return f"{value:.1f} {unit}" if unit != "B" else f"{size} B"
+        value /= 1024
+    return f"{size} B"
+
+
+def catalogue(data: dict) -> dict[str, HubFile]:
+    """The hub files described by a catalogue (one of ``ir_bright/etc/*_files.json``).
+
+    ``data`` has ``repo``, ``revision``, ``namespace`` and ``files``: key -> ``path``,
+    ``cache_path`` and optionally ``size``, ``md5`` and ``same_as`` (the key of a file with
+    identical bytes, which is then fetched once and also found under this entry's cache path).
+    """
+    entries = data["files"]
+
+    def make(key: str, aliases: tuple[str, ...] = ()) -> HubFile:
+        entry = entries[key]
+        return HubFile(
+            repo=data["repo"],
+            path=entry["path"],
+            namespace=data["namespace"],
+            cache_path=entry["cache_path"],
+            revision=data.get("revision", "main"),
+            size=entry.get("size"),
+            md5=entry.get("md5"),
+            aliases=aliases,
+        )
+
+    aliases: dict[str, tuple[str, ...]] = {}
+    for entry in entries.values():
+        if "same_as" in entry:
+            aliases[entry["same_as"]] = aliases.get(entry["same_as"], ()) + (entry["cache_path"],)
+    canonical = {
+        key: make(key, aliases.get(key, ())) for key in entries if "same_as" not in entries[key]
+    }
+    return {key: canonical[entry.get("same_as", key)] for key, entry in entries.items()}

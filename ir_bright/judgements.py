@@ -1,0 +1,43 @@
+"""Judgements and exclusions, one mechanism for BRIGHT and MM-BRIGHT.
+
+Both benchmarks remove some documents of each query from its ranking before scoring
+(BRIGHT's ``excluded_ids``, MM-BRIGHT's ``negative_ids`` and Task 4's negative-image pairs).
+ir_bright carries an exclusion as a qrel of relevance :data:`EXCLUDED` (-100, the convention of
+ir_datasets' core BRIGHT module); ``Official(...)`` and ``drop_excluded`` consume it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+
+from ir_datasets.formats import TrecQrel
+
+__all__ = ["EXCLUDED", "NO_ID", "is_id", "query_qrels"]
+
+EXCLUDED = -100
+NO_ID = "N/A"  # the benchmarks' sentinel for "no id" in id lists
+
+
+def is_id(value: object) -> bool:
+    """Whether a list entry is a real id (not None, empty, or the ``"N/A"`` sentinel)."""
+    return isinstance(value, str) and value not in ("", NO_ID)
+
+
+def query_qrels(
+    query_id: str,
+    judged: Iterable[tuple[str, int]],
+    excluded: Iterable[str] = (),
+) -> Iterator[TrecQrel]:
+    """The qrels of one query: each judged doc once (its highest label), then each excluded
+    doc once as :data:`EXCLUDED`. Sentinels are skipped; a judged doc is never excluded."""
+    labels: dict[str, int] = {}
+    for doc_id, label in judged:
+        if is_id(doc_id) and label > labels.get(doc_id, label - 1):
+            labels[doc_id] = label
+    for doc_id, label in labels.items():
+        yield TrecQrel(query_id, doc_id, label, "0")
+    seen = set(labels)
+    for doc_id in excluded:
+        if is_id(doc_id) and doc_id not in seen:
+            seen.add(doc_id)
+            yield TrecQrel(query_id, doc_id, EXCLUDED, "0")

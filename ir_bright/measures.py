@@ -1,0 +1,249 @@
+"""``Official(measure)``: any ir_measures measure, computed under BRIGHT's official protocol.
+
+BRIGHT and MM-BRIGHT score a run in three steps (SPEC §1.3, MM-BRIGHT §2):
+
+1. the documents a query EXCLUDES (judged below 0 in the qrels; the datasets use -100) are
+   removed from that query's ranking, so they never occupy a rank;
+2. the ranking is cut to its 1,000 best, by score descending with ties broken as trec_eval
+   breaks them (doc id descending);
+3. pytrec_eval scores what remains against the non-negative judgements, graded labels as
+   linear gains.
+
+Stock ``nDCG@10`` keeps an excluded document at its rank (trec_eval gives -100 a gain of 0),
+so it scores lower wherever a retriever ranks excluded documents. ``Official(nDCG@10)`` does
+steps 1 and 2 and hands the result to ir_measures' own provider for the inner measure.
+
+After :func:`register` (``import ir_bright`` calls it) the wrapper works everywhere a measure
+does: ``ir_measures.calc_aggregate / iter_calc / calc / evaluator``, mixed with stock measures
+in one call, and PyTerrier's ``pt.Experiment``; ``ir_measures.parse_measure`` reads its
+printed name back. Like ir_measures, queries of the qrels that are missing from the run count
+as the inner measure's default (0); a query is scored only if it has a judgement of 0 or more.
+Inside ir_measures the run is read as ir_measures reads it (a repeated query/doc pair keeps the
+last score); :mod:`ir_bright.evaluate` reads runs strictly instead.
+"""
+
+from __future__ import annotations
+
+import heapq
+import re
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any
+
+import ir_measures
+from ir_measures import Metric
+from ir_measures.measures.base import Measure, ParamInfo
+from ir_measures.providers.base import Evaluator, Provider
+from ir_measures.util import QrelsConverter, RunConverter
+
+DEPTH = 1000
+"""How many documents of each query's ranking the official protocol keeps."""
+
+NAME = "Official"
+
+__all__ = ["DEPTH", "Official", "OfficialEvaluator", "OfficialProvider", "register"]
+
+
+class Official(Measure):
+    """
+    ``Official(measure)``: ``measure`` under the official BRIGHT / MM-BRIGHT protocol.
+
+    Documents judged below 0 for a query are dropped from its ranking, the ranking is cut to
+    its 1,000 best (score descending, ties by doc id descending, as trec_eval orders them),
+    and ``measure`` is computed on what remains by ir_measures' own provider, against the
+    judgements of 0 and above (graded labels are linear gains).
+
+    ``Official(nDCG@10)`` prints as ``Official(nDCG@10)``, parses back from that string, and
+    never equals the stock ``nDCG@10``; ``Official(nDCG)@10`` is ``Official(nDCG@10)``.
+    """
+
+    __name__ = NAME
+    NAME = NAME
+    PRETTY_NAME = "Official BRIGHT protocol"
+    SHORT_DESC = (
+        "A measure computed after removing each query's excluded documents from its ranking "
+        "and cutting the ranking to its 1,000 best."
+    )
+    SUPPORTED_PARAMS = {
+        "measure": ParamInfo(dtype=Measure, required=True, desc="the measure to compute"),
+    }
+
+    def __init__(self, measure: Measure | str | None = None, **params: Any):
+        if measure is not None:
+            params["measure"] = _as_measure(measure)
+        inner = params.get("measure")
+        if isinstance(inner, Official):
+            raise ValueError(f"{inner} is already official; do not wrap it twice")
+        super().__init__(**params)
+        if inner is not None:
+            self.DEFAULT = inner.DEFAULT
+
+    @property
+    def inner(self) -> Measure:
+        """The wrapped measure."""
+        return self.params["measure"]
+
+    def __call__(self, **kwargs: Any) -> Official:
+        """``Official(nDCG)(cutoff=10)`` passes the parameters on to the wrapped measure."""
+        if "measure" in kwargs or "measure" not in self.params:
+            return type(self)(**{**self.params, **kwargs})
+        return type(self)(self.inner(**kwargs))
+
+    def __matmul__(self, at_param: Any) -> Official:
+        """``Official(nDCG)@10`` is ``Official(nDCG@10)``."""
+        return type(self)(self.inner @ at_param)
+
+    def __repr__(self) -> str:
+        return f"{NAME}({self.params['measure']!r})" if "measure" in self.params else NAME
+
+    def aggregator(self):
+        """The wrapped measure's aggregator (a mean for every BRIGHT measure)."""
+        return self.inner.aggregator()
+
+
+def _as_measure(measure: Measure | str) -> Measure:
+    if isinstance(measure, Measure):
+        return measure
+    return ir_measures.parse_measure(measure)
+
+
+class OfficialEvaluator(Evaluator):
+    """Scores runs for a set of :class:`Official` measures against qrels read once.
+
+    The qrels are split once into the judgements (0 and above), handed to an evaluator of the
+    inner measures built by ir_measures' default pipeline, and per-query sets of excluded
+    docs. Each run is then filtered with set lookups, cut, and passed to the inner evaluator.
+    """
+
+    def __init__(self, measures: Iterable[Official], qrels: Any):
+        measures = list(measures)
+        self.judged, self.excluded = split_qrels(qrels)
+        self._official = {m.inner: m for m in measures}
+        self._inner = ir_measures.DefaultPipeline.evaluator(list(self._official), self.judged)
+        super().__init__(measures, set(self.judged))
+
+    def _iter_calc(self, run: Any) -> Iterator[Metric]:
+        ranked = official_run(run, self.excluded)
+        for metric in self._inner.iter_calc(ranked):
+            yield Metric(metric.query_id, self._official[metric.measure], metric.value)
+
+
+class OfficialProvider(Provider):
+    """
+    Official BRIGHT / MM-BRIGHT protocol
+
+    Provides :class:`Official` measures by delegating the inner measure to the other providers
+    of ir_measures' default pipeline, after dropping excluded documents and cutting to 1,000.
+    """
+
+    NAME = "ir_bright"
+
+    def supports(self, measure: Measure) -> bool:
+        """Whether ``measure`` is ``Official(m)`` with an ``m`` some other provider supports."""
+        if not isinstance(measure, Official) or "measure" not in measure.params:
+            return False
+        return ir_measures.DefaultPipeline.supports(measure.inner)
+
+    def _evaluator(self, measures: Iterable[Measure], qrels: Any) -> OfficialEvaluator:
+        return OfficialEvaluator(measures, qrels)
+
+
+def split_qrels(qrels: Any) -> tuple[dict[str, dict[str, int]], dict[str, set[str]]]:
+    """Split qrels (any ir_measures format) into judgements >= 0 and excluded docs per query.
+
+    A pair judged both ways (never the case in BRIGHT) is excluded from the ranking and still
+    counts its non-negative judgement, as the benchmarks' own code would do.
+    """
+    judged: dict[str, dict[str, int]] = {}
+    excluded: dict[str, set[str]] = {}
+    for query_id, doc_id, relevance in _qrel_triples(qrels):
+        if relevance < 0:
+            excluded.setdefault(query_id, set()).add(doc_id)
+        else:
+            judged.setdefault(query_id, {})[doc_id] = relevance
+    return judged, excluded
+
+
+def official_run(
+    run: Any, excluded: Mapping[str, set[str]], depth: int = DEPTH
+) -> dict[str, dict[str, float]]:
+    """The run (any ir_measures format) as a dict of dicts, excluded docs dropped, cut to
+    ``depth`` per query (score descending, then doc id descending, as trec_eval ranks)."""
+    if isinstance(run, Mapping):
+        ranked = {query_id: dict(docs) for query_id, docs in run.items()}
+    else:
+        ranked = _run_dict(run)
+    for query_id, docs in ranked.items():
+        gone = excluded.get(query_id)
+        if gone:
+            for doc_id in gone.intersection(docs):
+                del docs[doc_id]
+        if len(docs) > depth:
+            ranked[query_id] = dict(heapq.nlargest(depth, docs.items(), key=_trec_order))
+    return ranked
+
+
+def _trec_order(item: tuple[str, float]) -> tuple[float, str]:
+    return item[1], item[0]
+
+
+def _qrel_triples(qrels: Any) -> Iterator[tuple[str, str, int]]:
+    converter = QrelsConverter(qrels)
+    kind, error = converter.predict_type()
+    if kind == "dict_of_dict":
+        return ((q, d, r) for q, docs in qrels.items() for d, r in docs.items())
+    if kind == "pd_dataframe":
+        columns = (qrels[c].tolist() for c in ("query_id", "doc_id", "relevance"))
+        return zip(*columns)
+    if kind == "namedtuple_iter":
+        return ((q.query_id, q.doc_id, q.relevance) for q in converter.qrels)
+    raise ValueError(f"unknown qrels format: {error}")
+
+
+def _run_dict(run: Any) -> dict[str, dict[str, float]]:
+    converter = RunConverter(run)
+    kind, error = converter.predict_type()
+    if kind == "pd_dataframe":
+        rows = zip(*(run[c].tolist() for c in ("query_id", "doc_id", "score")))
+    elif kind == "namedtuple_iter":
+        rows = ((r.query_id, r.doc_id, r.score) for r in converter.run)
+    else:
+        raise ValueError(f"unknown run format: {error}")
+    ranked: dict[str, dict[str, float]] = {}
+    for query_id, doc_id, score in rows:
+        docs = ranked.get(query_id)
+        if docs is None:
+            docs = ranked[query_id] = {}
+        docs[doc_id] = score
+    return ranked
+
+
+_OFFICIAL_NAME = re.compile(rf"\s*{NAME}\s*\((.*)\)\s*", re.DOTALL)
+
+
+def parse_measure(measure: str | Measure) -> Measure:
+    """``ir_measures.parse_measure``, plus the ``Official(...)`` form (installed by register)."""
+    if isinstance(measure, str):
+        match = _OFFICIAL_NAME.fullmatch(measure)
+        if match:
+            return Official(parse_measure(match.group(1)))
+        if measure.strip() == NAME:
+            raise ValueError(f"{NAME} needs a measure to wrap, e.g. {NAME}(nDCG@10)")
+    return _stock_parse_measure(measure)
+
+
+_stock_parse_measure = ir_measures.util.parse_measure
+PROVIDER = OfficialProvider()
+
+
+def register() -> None:
+    """Hook :class:`Official` into ir_measures (idempotent).
+
+    Registers the measure name and :data:`PROVIDER` with ir_measures, puts the provider at the
+    head of ``ir_measures.DefaultPipeline`` (it only claims ``Official`` measures), and makes
+    ``ir_measures.parse_measure`` read ``Official(...)``.
+    """
+    ir_measures.measures.registry[NAME] = Official()
+    ir_measures.providers.registry[PROVIDER.NAME] = PROVIDER
+    pipeline = ir_measures.DefaultPipeline.providers
+    pipeline[:] = [PROVIDER] + [p for p in pipeline if p.NAME != PROVIDER.NAME]
+    ir_measures.parse_measure = ir_measures.util.parse_measure = parse_measure

@@ -1,0 +1,329 @@
+"""Fast, memory-light access to parquet files: records, Arrow batches and a random-access store.
+
+- :func:`read_batches` streams a parquet file as Arrow record batches, decoding in a
+  background thread so that decompression overlaps the caller's Python work.
+- :func:`iter_records` turns those batches into namedtuples column-wise (no per-row dicts).
+- :class:`ArrowStore` rewrites a parquet corpus once into an uncompressed Arrow IPC file next
+  to it and memory-maps it: random access by id without holding texts in Python memory, and
+  iteration with no decoding at all. It does not depend on the parquet row-group layout.
+- :class:`ParquetDocs` is the ir_datasets docs component over one hub parquet file, shared by
+  BRIGHT and MM-BRIGHT.
+"""
+
+from __future__ import annotations
+
+import bisect
+import logging
+import os
+import queue
+import threading
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import pyarrow as pa
+import pyarrow.ipc as ipc
+import pyarrow.parquet as pq
+from ir_datasets.formats import BaseDocs, GenericDoc
+from ir_datasets.indices import Docstore
+
+from .errors import CacheError
+
+__all__ = ["read_batches", "iter_records", "ArrowStore", "ParquetDocs", "DocsIter"]
+
+logger = logging.getLogger(__name__)
+
+BATCH_ROWS = 8192
+_PREFETCH_BATCHES = 4
+_DONE = object()
+
+
+def read_batches(
+    path: str | os.PathLike,
+    columns: Sequence[str] | None = None,
+    batch_size: int = BATCH_ROWS,
+) -> Iterator[pa.RecordBatch]:
+    """Yield the record batches of a parquet file, decoded one step ahead in another thread."""
+    parquet = pq.ParquetFile(path)
+    batches = parquet.iter_batches(
+        batch_size=batch_size, columns=list(columns) if columns else None
+    )
+    yield from _prefetched(batches, parquet.close)
+
+
+def _prefetched(batches: Iterator[pa.RecordBatch], close: Callable[[], None]):
+    """Run ``batches`` in a daemon thread (pyarrow releases the GIL while it decodes)."""
+    buffer: queue.Queue = queue.Queue(_PREFETCH_BATCHES)
+    stop = threading.Event()
+
+    def produce() -> None:
+        try:
+            for batch in batches:
+                while not stop.is_set():
+                    try:
+                        buffer.put(batch, timeout=0.1)
+                        break
+                    except queue.Full:
+                        continue
+                if stop.is_set():
+                    return
+            buffer.put(_DONE)
+        except BaseException as exc:  # handed to the consumer, raised there
+            buffer.put(exc)
+
+    worker = threading.Thread(target=produce, name="ir_bright-parquet", daemon=True)
+    worker.start()
+    try:
+        while True:
+            item = buffer.get()
+            if item is _DONE:
+                return
+            if isinstance(item, BaseException):
+                raise item
+            yield item
+    finally:
+        stop.set()
+        worker.join()
+        close()
+
+
+def iter_records(
+    batches: Iterable[pa.RecordBatch],
+    record_cls: type[NamedTuple],
+    columns: Sequence[str],
+) -> Iterator[Any]:
+    """Build one ``record_cls`` per row from ``columns`` of each batch, column-wise."""
+    make = record_cls._make
+    for batch in batches:
+        values = [batch.column(name).to_pylist() for name in columns]
+        yield from map(make, zip(*values))
+
+
+class ArrowStore:
+    """A parquet corpus rewritten as a memory-mapped Arrow IPC file, for lookups and scans.
+
+    The IPC file (``<parquet>.arrow``) is built on first use, streamed batch by batch (peak
+    memory about one batch), written to a temporary name under a lock and renamed into place.
+    Texts stay in the memory map; only the id -> row dictionary lives in Python memory.
+    """
+
+    def __init__(
+        self,
+        parquet_path: Callable[[], Path],
+        id_column: str,
+        columns: Sequence[str],
+    ):
+        self._parquet_path = parquet_path
+        self._id_column = id_column
+        self._columns = list(columns)
+        self._table: pa.Table | None = None
+        self._row_of: dict[str, int] | None = None
+        self._chunk_starts: list[int] = []
+
+    @staticmethod
+    def path_for(parquet: Path) -> Path:
+        """Where the store of ``parquet`` lives."""
+        return parquet.with_name(parquet.name + ".arrow")
+
+    def built(self, parquet: Path | None = None) -> bool:
+        """Whether the IPC file exists (for ``parquet``, if given)."""
+        parquet = parquet or self._parquet_path()
+        return self.path_for(parquet).is_file()
+
+    def table(self) -> pa.Table:
+        """The whole corpus as a zero-copy, memory-mapped Arrow table (built on first use)."""
+        if self._table is None:
+            parquet = self._parquet_path()
+            target = self.path_for(parquet)
+            if not target.is_file():
+                self._build(parquet, target)
+            with ipc.open_file(pa.memory_map(str(target))) as reader:
+                self._table = reader.read_all()
+            lengths = [len(chunk) for chunk in self._table.column(self._id_column).chunks]
+            self._chunk_starts = [0]
+            for length in lengths[:-1]:
+                self._chunk_starts.append(self._chunk_starts[-1] + length)
+        return self._table
+
+    def _build(self, parquet: Path, target: Path) -> None:
+        import filelock
+
+        try:
+            lock = filelock.FileLock(str(target) + ".lock")
+            with lock:
+                if target.is_file():
+                    return
+                logger.info("building the random-access store %s (once)", target)
+                partial = target.with_name(target.name + ".part")
+                try:
+                    schema = pq.read_schema(parquet)
+                    schema = pa.schema([schema.field(name) for name in self._columns])
+                    with ipc.new_file(str(partial), schema) as writer:
+                        for batch in read_batches(parquet, self._columns):
+                            writer.write_batch(batch)
+                    os.replace(partial, target)
+                except BaseException:
+                    partial.unlink(missing_ok=True)
+                    raise
+        except PermissionError as exc:
+            raise CacheError(
+                f"cannot write {target} ({exc.strerror}): set IR_DATASETS_HOME to a writable folder"
+            ) from exc
+
+    def row_of(self) -> dict[str, int]:
+        """The id -> row dictionary (built on first use from the id column)."""
+        if self._row_of is None:
+            ids = self.table().column(self._id_column).to_pylist()
+            self._row_of = {doc_id: row for row, doc_id in enumerate(ids)}
+        return self._row_of
+
+    def row(self, row: int) -> tuple:
+        """The values of ``row`` in the store's column order."""
+        table = self.table()
+        chunk = bisect.bisect_right(self._chunk_starts, row) - 1
+        offset = row - self._chunk_starts[chunk]
+        return tuple(table.column(name).chunk(chunk)[offset].as_py() for name in self._columns)
+
+    def batches(self) -> Iterator[pa.RecordBatch]:
+        """The corpus as Arrow record batches, zero-copy from the memory map."""
+        yield from self.table().to_batches()
+
+    def __len__(self) -> int:
+        return self.table().num_rows
+
+
+class StoreDocstore(Docstore):
+    """ir_datasets' Docstore interface over an :class:`ArrowStore`."""
+
+    def __init__(self, store: ArrowStore, doc_cls: type, to_doc: Callable[[tuple], Any]):
+        super().__init__(doc_cls, "doc_id")
+        self._store = store
+        self._to_doc = to_doc
+
+    def get_many_iter(self, doc_ids: Iterable[str]) -> Iterator[Any]:
+        """Yield the docs of the ids that exist, in the order asked; unknown ids are skipped."""
+        rows = self._store.row_of()
+        for doc_id in doc_ids:
+            row = rows.get(doc_id)
+            if row is not None:
+                yield self._to_doc(self._store.row(row))
+
+    def built(self) -> bool:
+        """Whether the underlying IPC file exists."""
+        return self._store.built()
+
+    def build(self) -> None:
+        """Build the store now (otherwise built on first lookup)."""
+        self._store.table()
+
+    def count(self) -> int:
+        """Number of documents."""
+        return len(self._store)
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(DocsIter(self._store, self._to_doc))
+
+    def __len__(self) -> int:
+        return len(self._store)
+
+
+class DocsIter:
+    """An iterator over docs that also supports slicing, like ir_datasets' ``docs_iter()[a:b]``."""
+
+    def __init__(self, store: ArrowStore, to_doc: Callable[[tuple], Any], source=None):
+        self._store = store
+        self._to_doc = to_doc
+        self._source = source
+        self._iterator: Iterator[Any] | None = None
+
+    def __iter__(self) -> DocsIter:
+        return self
+
+    def __next__(self) -> Any:
+        if self._iterator is None:
+            self._iterator = self._source if self._source is not None else self._scan()
+        return next(self._iterator)
+
+    def _scan(self, start: int = 0, stop: int | None = None) -> Iterator[Any]:
+        table = self._store.table().slice(start, None if stop is None else stop - start)
+        names = self._store._columns
+        for batch in table.to_batches(max_chunksize=BATCH_ROWS):
+            values = [batch.column(name).to_pylist() for name in names]
+            yield from map(self._to_doc, zip(*values))
+
+    def __getitem__(self, key: slice | int) -> Any:
+        total = len(self._store)
+        if isinstance(key, int):
+            index = key + total if key < 0 else key
+            if not 0 <= index < total:
+                raise IndexError(key)
+            return self._to_doc(self._store.row(index))
+        start, stop, step = key.indices(total)
+        docs = self._scan(start, max(start, stop))
+        return docs if step == 1 else (doc for i, doc in enumerate(docs) if i % step == 0)
+
+
+class ParquetDocs(BaseDocs):
+    """Docs of one hub parquet file (columns ``id``, ``content``) as ir_datasets docs.
+
+    ``docs_iter()`` streams the parquet (or the memory-mapped store once it is built, like
+    ir_datasets' own docs_iter); ``docs_store()`` answers random lookups from the store;
+    ``docs_arrow()`` and ``docs_dataframes()`` give indexers whole batches, not Python objects.
+    """
+
+    ID_COLUMN = "id"
+    TEXT_COLUMN = "content"
+
+    def __init__(self, hub_file, namespace: str, count: int | None = None, lang: str = "en"):
+        self._hub_file = hub_file
+        self._namespace = namespace
+        self._count = count
+        self._lang = lang
+        self._store = ArrowStore(self.docs_path, self.ID_COLUMN, [self.ID_COLUMN, self.TEXT_COLUMN])
+
+    def docs_path(self, force: bool = True) -> Path:
+        """The cached parquet file (downloaded when ``force``)."""
+        return self._hub_file.fetch() if force else self._hub_file.local_path
+
+    def docs_iter(self) -> DocsIter:
+        """All documents as ``GenericDoc(doc_id, text)``, in corpus order; sliceable."""
+        source = None
+        if not self._store.built():
+            columns = [self.ID_COLUMN, self.TEXT_COLUMN]
+            source = iter_records(read_batches(self.docs_path(), columns), GenericDoc, columns)
+        return DocsIter(self._store, GenericDoc._make, source)
+
+    def docs_store(self, field: str = "doc_id") -> StoreDocstore:
+        """Random access by doc id; built on first lookup, then memory-mapped."""
+        return StoreDocstore(self._store, GenericDoc, GenericDoc._make)
+
+    def docs_arrow(self, batch_size: int = BATCH_ROWS) -> Iterator[pa.RecordBatch]:
+        """The corpus as Arrow record batches with columns ``doc_id`` and ``text``."""
+        names = ["doc_id", "text"]
+        if self._store.built():
+            batches = self._store.table().to_batches(max_chunksize=batch_size)
+        else:
+            batches = read_batches(self.docs_path(), [self.ID_COLUMN, self.TEXT_COLUMN], batch_size)
+        for batch in batches:
+            yield pa.RecordBatch.from_arrays(batch.columns, names=names)
+
+    def docs_dataframes(self, batch_size: int = 65536):
+        """The corpus as pandas DataFrames of ``batch_size`` rows (columns doc_id, text)."""
+        for batch in self.docs_arrow(batch_size):
+            yield batch.to_pandas()
+
+    def docs_count(self) -> int | None:
+        """The number of documents, known without downloading."""
+        return self._count
+
+    def docs_cls(self) -> type:
+        """The record type, ``GenericDoc``."""
+        return GenericDoc
+
+    def docs_namespace(self) -> str:
+        """Docs of datasets with the same namespace are the same documents."""
+        return self._namespace
+
+    def docs_lang(self) -> str:
+        """The documents' language."""
+        return self._lang

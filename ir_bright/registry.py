@@ -1,0 +1,132 @@
+"""Registration of ir_bright's datasets with ir_datasets, and the pieces every collection shares.
+
+Each collection module (``bright``, ``mmbright``) exposes ``datasets() -> dict[str, Dataset]``;
+:func:`register` puts them into ``ir_datasets.registry``, replacing entries the core already
+has under the same id (one INFO line says which and why), and is safe to call again.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import logging
+from collections.abc import Mapping
+from functools import cache
+from importlib import resources
+from typing import Any
+
+import ir_datasets
+from ir_datasets.datasets.base import Dataset
+from ir_datasets.util.metadata import MetadataComponent, MetadataProvider
+
+logger = logging.getLogger(__name__)
+
+COLLECTIONS = ("bright",)
+_registered: dict[str, Dataset] = {}
+
+
+def register() -> list[str]:
+    """Register every ir_bright dataset (idempotent); return the ids registered by this call."""
+    added = []
+    for name in COLLECTIONS:
+        module = importlib.import_module(f"{__package__}.{name}")
+        added += _register_collection(module.datasets(), getattr(module, "REPLACEMENT_REASON", ""))
+    _register_measures()
+    return added
+
+
+def _register_measures() -> None:
+    try:
+        measures = importlib.import_module(f"{__package__}.measures")
+    except ModuleNotFoundError:
+        return
+    measures.register()
+
+
+def _register_collection(datasets: Mapping[str, Dataset], reason: str) -> list[str]:
+    table = ir_datasets.registry._registered
+    added, replaced = [], []
+    for dataset_id, dataset in datasets.items():
+        current = table.get(dataset_id)
+        if current is not None and current is _registered.get(dataset_id):
+            continue
+        if current is not None:
+            replaced.append(dataset_id)
+        table[dataset_id] = dataset
+        _registered[dataset_id] = dataset
+        added.append(dataset_id)
+    if replaced:
+        logger.info(
+            "replaced %d ir_datasets entries (%s ... %s): %s",
+            len(replaced),
+            replaced[0],
+            replaced[-1],
+            reason,
+        )
+    return added
+
+
+def is_ours(dataset_id: str) -> bool:
+    """Whether ``dataset_id`` is currently served by ir_bright."""
+    return dataset_id in _registered and ir_datasets.registry._registered.get(
+        dataset_id
+    ) is _registered.get(dataset_id)
+
+
+def our_ids() -> list[str]:
+    """Every dataset id ir_bright registers, in registration order."""
+    return list(_registered)
+
+
+@cache
+def etc_json(name: str) -> Any:
+    """A JSON data file from ``ir_bright/etc``."""
+    return json.loads(resources.files(__package__).joinpath("etc", name).read_text("utf-8"))
+
+
+@cache
+def etc_yaml(name: str) -> Any:
+    """A YAML data file from ``ir_bright/etc``."""
+    import yaml
+
+    return yaml.safe_load(resources.files(__package__).joinpath("etc", name).read_text("utf-8"))
+
+
+class Documentation:
+    """A documentation component: ``documentation()`` returns the dict ir_datasets expects."""
+
+    def __init__(self, fields: Mapping[str, Any]):
+        self._fields = dict(fields)
+
+    def documentation(self) -> dict[str, Any]:
+        """Name, description, citation, official measures, ... of one dataset."""
+        return dict(self._fields)
+
+
+def dataset(dataset_id: str, *components: Any, metadata: Mapping[str, Any]) -> Dataset:
+    """An ir_datasets Dataset of ``components`` whose counts come from ``metadata``.
+
+    ``metadata`` maps entity type (``docs``, ``queries``, ``qrels``) to a dict with ``count``
+    (and any other facts), so counts are known without downloading anything.
+    """
+    inner = Dataset(*components)
+    provider = MetadataProvider(lambda: {dataset_id: dict(metadata)})
+    return Dataset(MetadataComponent(dataset_id, inner, provider), inner)
+
+
+def load(dataset: str | Any) -> Any:
+    """The ir_datasets dataset for an id (or the dataset itself); unknown ids raise an error
+    naming close matches."""
+    if not isinstance(dataset, str):
+        return dataset
+    register()
+    if dataset in ir_datasets.registry._registered:
+        return ir_datasets.load(dataset)
+    import difflib
+
+    from .errors import DatasetNotFoundError
+
+    known = list(ir_datasets.registry._registered)
+    close = difflib.get_close_matches(dataset, known, n=3, cutoff=0.6)
+    hint = f"did you mean {', '.join(close)}?" if close else "list the ids with `ir-bright list`"
+    raise DatasetNotFoundError(f"unknown dataset id {dataset!r}: {hint}")

@@ -1,0 +1,198 @@
+"""The download machinery: verified, atomic, lock-protected, offline-aware."""
+
+from __future__ import annotations
+
+import hashlib
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from ir_bright.errors import CacheError, ChecksumError, DownloadError, OfflineError
+from ir_bright.hub import HubFile
+
+REPO = "owner/data"
+BODY = bytes(range(256)) * 4096  # 1 MiB
+
+
+def put(hub_root: Path, path: str, body: bytes = BODY) -> bytes:
+    target = hub_root / REPO / path
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_bytes(body)
+    return body
+
+
+def hub_file(path="config/split.parquet", body=BODY, **pins) -> HubFile:
+    defaults = {"size": len(body), "md5": hashlib.md5(body).hexdigest()}
+    defaults.update(pins)
+    return HubFile(repo=REPO, path=path, namespace="ns", cache_path="split.parquet", **defaults)
+
+
+def leftovers(home: Path) -> list[str]:
+    folder = home / "ns"
+    return (
+        sorted(p.name for p in folder.iterdir() if not p.name.endswith(".lock"))
+        if folder.exists()
+        else []
+    )
+
+
+def test_fetch_downloads_verifies_and_caches(hub, hub_root, isolated_home):
+    put(hub_root, "config/split.parquet")
+    path = hub_file().fetch()
+    assert path == isolated_home / "ns" / "split.parquet"
+    assert path.read_bytes() == BODY
+    assert hub_file().fetch() == path
+    assert hub.requests == ["config/split.parquet"]
+
+
+def test_checksum_mismatch_names_file_url_and_both_hashes_and_keeps_nothing(
+    hub, hub_root, isolated_home
+):
+    put(hub_root, "config/split.parquet")
+    wrong = "0" * 32
+    with pytest.raises(ChecksumError) as error:
+        hub_file(md5=wrong).fetch()
+    message = str(error.value)
+    assert "config/split.parquet" in message and hub.url in message
+    assert wrong in message and hashlib.md5(BODY).hexdigest() in message
+    assert "\n" not in message
+    assert leftovers(isolated_home) == []
+
+
+def test_size_mismatch_is_refused(hub, hub_root, isolated_home):
+    put(hub_root, "config/split.parquet")
+    with pytest.raises(ChecksumError, match="expected 12"):
+        hub_file(size=12).fetch()
+    assert leftovers(isolated_home) == []
+
+
+def test_corrupted_body_is_refused(hub, hub_root, isolated_home):
+    put(hub_root, "config/split.parquet")
+    hub.corrupt.add("config/split.parquet")
+    with pytest.raises(ChecksumError):
+        hub_file().fetch()
+    assert leftovers(isolated_home) == []
+
+
+def test_verification_can_be_turned_off(hub, hub_root, monkeypatch):
+    put(hub_root, "config/split.parquet")
+    monkeypatch.setenv("IR_BRIGHT_VERIFY", "0")
+    assert hub_file(md5="0" * 32, size=1).fetch().read_bytes() == BODY
+
+
+def test_sha256_etag_is_verified(hub, hub_root, isolated_home):
+    put(hub_root, "config/split.parquet")
+    hub.sha256_etag = True
+    hub.corrupt.add("config/split.parquet")
+    with pytest.raises(ChecksumError, match="sha256"):
+        hub_file(md5=None, size=None).fetch()
+    hub.corrupt.clear()
+    assert hub_file(md5=None, size=None).fetch().read_bytes() == BODY
+
+
+def test_download_cut_off_midway_leaves_nothing_and_a_retry_works(hub, hub_root, isolated_home):
+    put(hub_root, "config/split.parquet")
+    hub.cut_after["config/split.parquet"] = len(BODY) // 3
+    with pytest.raises(DownloadError) as error:
+        hub_file(md5=None, size=None).fetch()
+    assert "nothing was cached" in str(error.value)
+    assert leftovers(isolated_home) == []
+    del hub.cut_after["config/split.parquet"]
+    assert hub_file().fetch().read_bytes() == BODY
+
+
+FETCH_SCRIPT = """
+import sys
+from ir_bright.hub import HubFile
+f = HubFile(repo={repo!r}, path="config/split.parquet", namespace="ns", cache_path="split.parquet",
+            size={size}, md5={md5!r})
+print(f.fetch())
+"""
+
+
+def fetch_in_subprocess(size: int, md5: str) -> subprocess.Popen:
+    code = FETCH_SCRIPT.format(repo=REPO, size=size, md5=md5)
+    return subprocess.Popen(
+        [sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+
+
+def test_killed_download_leaves_no_file_under_the_final_name(hub, hub_root, isolated_home):
+    put(hub_root, "config/split.parquet")
+    hub.slow = 0.05  # 16 chunks: about 0.8 s
+    process = fetch_in_subprocess(len(BODY), hashlib.md5(BODY).hexdigest())
+    deadline = time.time() + 10
+    while not (isolated_home / "ns" / "split.parquet.part").exists() and time.time() < deadline:
+        time.sleep(0.01)
+    process.send_signal(signal.SIGKILL)
+    process.wait()
+    assert not (isolated_home / "ns" / "split.parquet").exists()
+    hub.slow = 0
+    assert hub_file().fetch().read_bytes() == BODY
+
+
+def test_two_processes_fetching_at_once_both_succeed(hub, hub_root, isolated_home):
+    put(hub_root, "config/split.parquet")
+    hub.slow = 0.01
+    processes = [fetch_in_subprocess(len(BODY), hashlib.md5(BODY).hexdigest()) for _ in range(2)]
+    outputs = [p.communicate(timeout=60) for p in processes]
+    assert [p.returncode for p in processes] == [0, 0], outputs
+    target = isolated_home / "ns" / "split.parquet"
+    assert {out.decode().strip() for out, _ in outputs} == {str(target)}
+    assert target.read_bytes() == BODY
+    assert len(hub.requests) == 1  # the second waited for the lock and found the file
+
+
+def test_token_is_sent_when_set(hub, hub_root, monkeypatch):
+    put(hub_root, "config/split.parquet")
+    hub.token = "secret"
+    with pytest.raises(DownloadError, match="HF_TOKEN"):
+        hub_file().fetch()
+    monkeypatch.setenv("HF_TOKEN", "secret")
+    assert hub_file().fetch().read_bytes() == BODY
+
+
+def test_missing_file_on_the_hub_is_a_clear_error(hub):
+    with pytest.raises(DownloadError, match="404"):
+        hub_file().fetch()
+
+
+def test_read_only_cache_is_a_clear_error(hub, hub_root, isolated_home, monkeypatch):
+    put(hub_root, "config/split.parquet")
+
+    def refuse(self, *args, **kwargs):
+        raise PermissionError(13, "Permission denied", str(self))
+
+    monkeypatch.setattr(Path, "touch", refuse)  # as on a read-only file system, even for root
+    with pytest.raises(CacheError, match="IR_DATASETS_HOME") as error:
+        hub_file().fetch()
+    assert str(isolated_home / "ns") in str(error.value)
+
+
+def test_cache_folder_that_is_a_file_is_a_clear_error(hub, hub_root, isolated_home):
+    put(hub_root, "config/split.parquet")
+    (isolated_home / "ns").write_text("not a folder")
+    with pytest.raises(CacheError, match="IR_DATASETS_HOME"):
+        hub_file().fetch()
+
+
+def test_offline_flag_forbids_the_network(hub, hub_root, monkeypatch):
+    put(hub_root, "config/split.parquet")
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    with pytest.raises(OfflineError, match="split.parquet"):
+        hub_file().fetch()
+    assert hub.requests == []
+
+
+def test_alias_of_identical_bytes_avoids_a_download(hub, isolated_home):
+    (isolated_home / "ns").mkdir()
+    (isolated_home / "ns" / "twin.parquet").write_bytes(BODY)
+    twin = HubFile(
+        repo=REPO, path="x", namespace="ns", cache_path="split.parquet", aliases=("twin.parquet",)
+    )
+    assert twin.fetch() == isolated_home / "ns" / "twin.parquet"
+    assert hub.requests == []
