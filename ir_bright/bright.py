@@ -215,6 +215,8 @@ def _domain_datasets(split, domain, long, spec, counts, docs_yaml) -> dict[str, 
     }
     collection = docs_yaml["collection"]
     setting_name = "long documents" if long else "short documents"
+    reasoning = docs_yaml["reasoning"]
+    models = reasoning["models"]
     base_doc = {
         "pretty_name": f"BRIGHT {domain['name']} ({setting_name})",
         "desc": f"{domain['name']}: {domain['source']}. {spec['desc']}",
@@ -222,13 +224,20 @@ def _domain_datasets(split, domain, long, spec, counts, docs_yaml) -> dict[str, 
         "official_measures": list(spec["official_measures"]),
         "website": collection["website"],
     }
+    examples = _file("examples", split)
+    reason_files = {model: _file(about["config"], split) for model, about in models.items()}
     result = {
         base_id: dataset(
-            base_id, docs, BrightQueries(split), qrels, Documentation(base_doc), metadata=metadata
+            base_id,
+            docs,
+            BrightQueries(split),
+            qrels,
+            Documentation(base_doc),
+            metadata=metadata,
+            files=[examples, docs_file, *reason_files.values()],
         )
     }
-    reasoning = docs_yaml["reasoning"]
-    for model, about in reasoning["models"].items():
+    for model, about in models.items():
         variant_id = f"{base_id}/{model}-reason"
         variant_doc = dict(
             base_doc,
@@ -244,6 +253,7 @@ def _domain_datasets(split, domain, long, spec, counts, docs_yaml) -> dict[str, 
             qrels,
             Documentation(variant_doc),
             metadata=metadata,
+            files=[examples, docs_file, reason_files[model]],
         )
     return result
 

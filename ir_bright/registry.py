@@ -10,7 +10,7 @@ from __future__ import annotations
 import importlib
 import json
 import logging
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from functools import cache
 from importlib import resources
 from typing import Any
@@ -103,13 +103,31 @@ class Documentation:
         return dict(self._fields)
 
 
-def dataset(dataset_id: str, *components: Any, metadata: Mapping[str, Any]) -> Dataset:
+class HubFiles:
+    """A component listing the hub files a dataset reads: ``hub_files()`` (for downloads ahead,
+    ``ir-bright download`` and ``ir-bright list``)."""
+
+    def __init__(self, files: Sequence[Any]):
+        self._files = list(dict.fromkeys(files))
+
+    def hub_files(self) -> list[Any]:
+        """Every :class:`~ir_bright.hub.HubFile` the dataset may fetch, each once."""
+        return list(self._files)
+
+
+def dataset(
+    dataset_id: str,
+    *components: Any,
+    metadata: Mapping[str, Any],
+    files: Sequence[Any] = (),
+) -> Dataset:
     """An ir_datasets Dataset of ``components`` whose counts come from ``metadata``.
 
     ``metadata`` maps entity type (``docs``, ``queries``, ``qrels``) to a dict with ``count``
-    (and any other facts), so counts are known without downloading anything.
+    (and any other facts), so counts are known without downloading anything. ``files`` are the
+    hub files the dataset reads, exposed as ``dataset.hub_files()``.
     """
-    inner = Dataset(*components)
+    inner = Dataset(*components, HubFiles(files))
     provider = MetadataProvider(lambda: {dataset_id: dict(metadata)})
     return Dataset(MetadataComponent(dataset_id, inner, provider), inner)
 

@@ -263,3 +263,18 @@ def test_ir_datasets_home_isolates_the_cache(bright, tmp_path, monkeypatch):
     list(ir_datasets.load("bright/biology").qrels_iter())
     assert (other / "bright" / "biology.queries.parquet").is_file()
     assert bright.requests.count(repo_path("examples", "biology")) == 2
+
+
+def test_hub_files_list_what_each_dataset_reads():
+    base = {f.path for f in ir_datasets.load("bright/biology").hub_files()}
+    assert base == {
+        repo_path("examples", "biology"),
+        repo_path("documents", "biology"),
+        *(repo_path(config, "biology") for config in REASON_CONFIGS.values()),
+    }
+    variant = {f.path for f in ir_datasets.load("bright/pony-long/grit-reason").hub_files()}
+    assert variant == {
+        repo_path("examples", "pony"),
+        repo_path("long_documents", "pony"),
+        repo_path("grit_reason", "pony"),
+    }
