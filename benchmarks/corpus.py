@@ -17,7 +17,7 @@ _VOCAB = np.array(
 def write_corpus(
     path: Path,
     n_docs: int = LEETCODE_DOCS,
-    words_per_doc: int = 190,
+    words_per_doc: int = 245,
     id_prefix: str = "leetcode/leetcode_",
     seed: int = 0,
     row_group_size: int | None = None,

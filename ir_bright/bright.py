@@ -26,7 +26,7 @@ from ir_datasets.formats import BaseQrels, BaseQueries, TrecQrel
 from . import hub
 from .errors import OfflineError
 from .judgements import EXCLUDED, query_qrels
-from .parquet import ParquetDocs
+from .parquet import ParquetDocs, cached_row_count
 from .records import BrightQuery, BrightReasoningQuery
 from .registry import Documentation, dataset, etc_json, etc_yaml
 
@@ -96,6 +96,10 @@ class BrightQueries(BaseQueries):
         rows = _read_columns(path, ["id", "query"])
         return dict(zip(map(str, rows["id"]), rows["query"]))
 
+    def queries_count(self) -> int | None:
+        """The cached ``examples`` file's row count, or None (the recorded count is used)."""
+        return cached_row_count(_file("examples", self._split))
+
     def queries_cls(self) -> type:
         """``BrightQuery``."""
         return BrightQuery
@@ -135,6 +139,10 @@ class BrightReasoningQueries(BaseQueries):
                 originals["gold_answer"][i],
             )
 
+    def queries_count(self) -> int | None:
+        """The cached ``examples`` file's row count, or None (the recorded count is used)."""
+        return cached_row_count(_file("examples", self._split))
+
     def queries_cls(self) -> type:
         """``BrightReasoningQuery``."""
         return BrightReasoningQuery
@@ -164,6 +172,12 @@ class BrightQrels(BaseQrels):
             rows["id"], rows[self._gold_column], rows["excluded_ids"]
         ):
             yield from query_qrels(str(query_id), ((g, 1) for g in gold or ()), excluded or ())
+
+    def qrels_count(self) -> int | None:
+        """The number of qrels if ``examples`` is cached, else None (the recorded count is used)."""
+        if not _file("examples", self._split).is_cached():
+            return None
+        return sum(1 for _ in self.qrels_iter())
 
     def qrels_path(self):
         """The cached ``examples`` parquet the qrels are read from."""
@@ -202,14 +216,15 @@ def datasets() -> dict[str, Dataset]:
 def _domain_datasets(split, domain, long, spec, counts, docs_yaml) -> dict[str, Dataset]:
     base_id = f"{NAMESPACE}/{domain['id']}{spec['suffix']}"
     docs_file = _file("long_documents" if long else "documents", split)
+    docs_count = counts["long_docs" if long else "docs"]
     docs = ParquetDocs(
         docs_file,
         namespace=f"{NAMESPACE}:{docs_file.path}",  # aops and theoremqa-questions share one
-        count=counts["long_docs" if long else "docs"],
+        count=docs_count,
     )
     qrels = BrightQrels(split, "gold_ids_long" if long else "gold_ids")
     metadata = {
-        "docs": {"count": docs.docs_count()},
+        "docs": {"count": docs_count},
         "queries": {"count": counts["queries"]},
         "qrels": counts["long_qrels" if long else "qrels"],
     }

@@ -99,6 +99,12 @@ def iter_records(
         yield from map(make, zip(*values))
 
 
+def cached_row_count(hub_file) -> int | None:
+    """The row count of a hub parquet file from its footer if it is cached, else None."""
+    path = hub_file.cached_path()
+    return pq.ParquetFile(path).metadata.num_rows if path is not None else None
+
+
 class ArrowStore:
     """A parquet corpus rewritten as a memory-mapped Arrow IPC file, for lookups and scans.
 
@@ -169,6 +175,11 @@ class ArrowStore:
             raise CacheError(
                 f"cannot write {target} ({exc.strerror}): set IR_DATASETS_HOME to a writable folder"
             ) from exc
+
+    @property
+    def columns(self) -> list[str]:
+        """The store's columns, in row order."""
+        return list(self._columns)
 
     def row_of(self) -> dict[str, int]:
         """The id -> row dictionary (built on first use from the id column)."""
@@ -246,7 +257,7 @@ class DocsIter:
 
     def _scan(self, start: int = 0, stop: int | None = None) -> Iterator[Any]:
         table = self._store.table().slice(start, None if stop is None else stop - start)
-        names = self._store._columns
+        names = self._store.columns
         for batch in table.to_batches(max_chunksize=BATCH_ROWS):
             values = [batch.column(name).to_pylist() for name in names]
             yield from map(self._to_doc, zip(*values))
@@ -313,8 +324,9 @@ class ParquetDocs(BaseDocs):
             yield batch.to_pandas()
 
     def docs_count(self) -> int | None:
-        """The number of documents, known without downloading."""
-        return self._count
+        """The number of documents: the cached file's, else the recorded one (no download)."""
+        cached = cached_row_count(self._hub_file)
+        return cached if cached is not None else self._count
 
     def docs_cls(self) -> type:
         """The record type, ``GenericDoc``."""

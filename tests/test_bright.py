@@ -278,3 +278,14 @@ def test_hub_files_list_what_each_dataset_reads():
         repo_path("long_documents", "pony"),
         repo_path("grit_reason", "pony"),
     }
+
+
+def test_counts_come_from_the_cached_files_once_they_are_there(bright):
+    rows = bright.rows["aops"]
+    dataset = ir_datasets.load("bright/aops")
+    list(dataset.qrels_iter())
+    list(dataset.docs_iter())
+    assert dataset.queries_count() == len(rows["examples"])
+    assert dataset.docs_count() == len(rows["documents"])
+    expected_qrels = gold_pairs(rows["examples"]) | excluded_pairs(rows["examples"])
+    assert dataset.qrels_count() == len(expected_qrels)
