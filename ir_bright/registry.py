@@ -21,7 +21,7 @@ from ir_datasets.util.metadata import MetadataComponent, MetadataProvider
 
 logger = logging.getLogger(__name__)
 
-COLLECTIONS = ("bright",)
+COLLECTIONS = ("bright", "mmbright")
 _registered: dict[str, Dataset] = {}
 
 

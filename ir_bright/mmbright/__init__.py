@@ -1,0 +1,259 @@
+"""MM-BRIGHT (Abdallah et al., 2026) as ir_datasets datasets: 29 domains, four tasks.
+
+Ids, for every domain:
+
+- ``mm-bright/<domain>``: the text corpus (``documents``), docs only.
+- ``mm-bright/<domain>/task1``: text queries (``examples``) over the text corpus.
+- ``mm-bright/<domain>/task2``: multimodal queries (``examples_multimodal``) over the text corpus.
+- ``mm-bright/<domain>/task3``: multimodal queries over the domain's decodable images.
+- ``mm-bright/<domain>/task4``: multimodal queries over the (passage, image) pair corpus,
+  graded, ``paper`` key rule; ``.../task4-legacy``: the ``legacy`` key rule of the paper's tables.
+
+Modules: :mod:`.keys` (key rules, pair ids), :mod:`.source` (hub files, query rows),
+:mod:`.images` (image stores, decodability), :mod:`.pairs` (the pair corpus), :mod:`.tasks`
+(queries and qrels of each task). Facts live in ``etc/mmbright_*.json`` and ``etc/mmbright.yaml``.
+:func:`summary` gives the consistency counts of any id.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+import pyarrow.parquet as pq
+from ir_datasets.datasets.base import Dataset
+
+from ..errors import DatasetNotFoundError
+from ..judgements import EXCLUDED
+from ..parquet import ParquetDocs
+from ..registry import Documentation, dataset, etc_json, etc_yaml
+from .images import ImageCorpus, ImageDocs
+from .keys import NO_IMAGE, image_key
+from .pairs import PairCorpus, PairDocs
+from .source import (
+    DOC_IMAGES,
+    DOCUMENTS,
+    EXAMPLES,
+    MULTIMODAL,
+    QUERY_IMAGES,
+    file,
+    query_rows,
+    unique,
+)
+from .tasks import (
+    ImageQrels,
+    MultimodalQueries,
+    PairQrels,
+    TextQrels,
+    TextQueries,
+    task4_judgements,
+)
+
+__all__ = ["datasets", "summary", "NAMESPACE", "TASKS", "KEY_RULE_OF_TASK", "NO_IMAGE"]
+
+NAMESPACE = "mm-bright"
+REPLACEMENT_REASON = "ir_datasets has no MM-BRIGHT of its own"
+TASKS = ("task1", "task2", "task3", "task4", "task4-legacy")
+KEY_RULE_OF_TASK = {"task4": "paper", "task4-legacy": "legacy"}
+
+
+@dataclass
+class _Domain:
+    """The shared pieces of one domain's datasets (one object per domain and process)."""
+
+    name: str
+    text_docs: ParquetDocs
+    doc_images: ImageCorpus
+    query_images: ImageCorpus
+    pairs: dict[str, PairCorpus]
+
+
+@cache
+def _domain(name: str) -> _Domain:
+    counts = etc_json("mmbright_counts.json")[name]
+    documents = file(DOCUMENTS, name)
+    doc_images = ImageCorpus(DOC_IMAGES, name)
+    return _Domain(
+        name=name,
+        text_docs=ParquetDocs(documents, namespace=f"{NAMESPACE}/{name}", count=counts["passages"]),
+        doc_images=doc_images,
+        query_images=ImageCorpus(QUERY_IMAGES, name),
+        pairs={rule: PairCorpus(name, rule, documents, doc_images) for rule in ("paper", "legacy")},
+    )
+
+
+def datasets() -> dict[str, Dataset]:
+    """Every ``mm-bright`` id -> its Dataset, built from the data files (nothing is downloaded)."""
+    docs_yaml = etc_yaml("mmbright.yaml")
+    collection = docs_yaml["collection"]
+    result = {
+        NAMESPACE: dataset(
+            NAMESPACE,
+            Documentation({k: collection[k] for k in ("pretty_name", "desc", "bibtex", "website")}),
+            metadata={},
+        )
+    }
+    for name, pretty in docs_yaml["domains"].items():
+        result.update(_domain_datasets(name, pretty, docs_yaml))
+    return result
+
+
+def _domain_datasets(name: str, pretty: str, docs_yaml: dict[str, Any]) -> dict[str, Dataset]:
+    counts = etc_json("mmbright_counts.json")[name]
+    parts = _domain(name)
+    collection = docs_yaml["collection"]
+    files = {config: file(config, name) for config in (DOCUMENTS, EXAMPLES, MULTIMODAL)}
+    files[DOC_IMAGES] = parts.doc_images.hub_file
+    files[QUERY_IMAGES] = parts.query_images.hub_file
+    base = f"{NAMESPACE}/{name}"
+
+    def doc(title: str, desc: str) -> Documentation:
+        return Documentation(
+            {
+                "pretty_name": f"MM-BRIGHT {pretty}, {title}",
+                "desc": desc.format(domain=pretty),
+                "bibtex": collection["bibtex"],
+                "official_measures": list(collection["official_measures"]),
+                "website": collection["website"],
+            }
+        )
+
+    passages = {"docs": {"count": counts["passages"]}}
+    multimodal = {"queries": {"count": counts["multimodal_queries"]}}
+    result = {
+        base: dataset(
+            base,
+            parts.text_docs,
+            doc("text corpus", docs_yaml["corpus"]["desc"]),
+            metadata=passages,
+            files=[files[DOCUMENTS]],
+        )
+    }
+    tasks = docs_yaml["tasks"]
+    mm_queries = MultimodalQueries(name, parts.query_images)
+    mm_files = [files[MULTIMODAL], files[QUERY_IMAGES]]
+    components = {
+        "task1": (
+            [parts.text_docs, TextQueries(name), TextQrels(name, EXAMPLES)],
+            dict(passages, queries={"count": counts["task1_queries"]}),
+            [files[DOCUMENTS], files[EXAMPLES]],
+        ),
+        "task2": (
+            [parts.text_docs, mm_queries, TextQrels(name, MULTIMODAL)],
+            dict(passages, **multimodal),
+            [files[DOCUMENTS], *mm_files],
+        ),
+        "task3": (
+            [ImageDocs(parts.doc_images, counts["decodable_images"]), mm_queries, ImageQrels(name)],
+            dict(multimodal, docs={"count": counts["decodable_images"]}),
+            [files[DOC_IMAGES], *mm_files],
+        ),
+    }
+    for task, rule in KEY_RULE_OF_TASK.items():
+        corpus = parts.pairs[rule]
+        components[task] = (
+            [PairDocs(corpus), mm_queries, PairQrels(corpus)],
+            dict(multimodal),
+            [files[DOCUMENTS], files[DOC_IMAGES], *mm_files],
+        )
+    for task, (parts_of_task, metadata, task_files) in components.items():
+        task_id = f"{base}/{task}"
+        about = tasks[task]
+        result[task_id] = dataset(
+            task_id,
+            *parts_of_task,
+            doc(about["name"], about["desc"]),
+            metadata=metadata,
+            files=task_files,
+        )
+    return result
+
+
+def summary(dataset_id: str) -> dict[str, int]:
+    """Consistency counts of an ``mm-bright`` id, as a plain dict of ints.
+
+    Every id: ``docs``. Task ids add ``queries`` (rows), ``scored_queries`` (queries with a
+    judgement of 0 or more), ``qrels_<label>`` for each label >= 0 and ``excluded`` (qrels of
+    -100). Task 3 adds ``orphan_positives`` (positive images absent from ``document_images``)
+    and ``undecodable_positives``; Task 4 adds ``image_pairs``, ``orphan_positives`` (positive
+    images whose key matches no gold passage) and ``undecodable_positives`` (matching but not
+    decodable). Tasks 2-4 add ``query_images`` (annotated paths), ``unresolvable_query_images``
+    and its two parts, ``query_images_missing`` and ``query_images_undecodable``. Tasks 3-4 add
+    ``decodable_images`` and ``undecodable_images`` of the domain. Downloads what it needs.
+    """
+    domain, task = _parse(dataset_id)
+    parts = _domain(domain)
+    out: dict[str, int] = {}
+    if task is None:
+        return {"docs": _rows(file(DOCUMENTS, domain))}
+    if task in ("task1", "task2"):
+        out["docs"] = _rows(file(DOCUMENTS, domain))
+        config = EXAMPLES if task == "task1" else MULTIMODAL
+        qrels = list(TextQrels(domain, config).qrels_iter())
+    elif task == "task3":
+        out["docs"] = len(parts.doc_images.formats)
+        qrels = list(ImageQrels(domain).qrels_iter())
+        undecodable = set(parts.doc_images.undecodable)
+        positives = {q.doc_id for q in qrels}
+        out["orphan_positives"] = sum(
+            1 for p in positives if p not in parts.doc_images.formats and p not in undecodable
+        )
+        out["undecodable_positives"] = len(positives & undecodable)
+    else:
+        corpus = parts.pairs[KEY_RULE_OF_TASK[task]]
+        pairs = image_pairs = 0
+        for pid in corpus.pair_ids():
+            pairs += 1
+            image_pairs += not pid.endswith(NO_IMAGE)
+        out["docs"], out["image_pairs"] = pairs, image_pairs
+        judgements = task4_judgements(corpus)
+        qrels = judgements.qrels
+        out["orphan_positives"] = judgements.orphan_positives
+        out["undecodable_positives"] = judgements.undecodable_positives
+    rows = query_rows(EXAMPLES if task == "task1" else MULTIMODAL, domain)
+    out["queries"] = len(rows)
+    out["scored_queries"] = len({q.query_id for q in qrels if q.relevance >= 0})
+    labels = Counter(q.relevance for q in qrels)
+    for label in sorted((lab for lab in labels if lab >= 0), reverse=True):
+        out[f"qrels_{label}"] = labels[label]
+    out["excluded"] = labels.get(EXCLUDED, 0)
+    if task in ("task3", "task4", "task4-legacy"):
+        out["decodable_images"] = len(parts.doc_images.formats)
+        out["undecodable_images"] = len(parts.doc_images.undecodable)
+        out["unpaired_images"] = sum(
+            1 for p in parts.doc_images.formats if image_key(p, domain) is None
+        )
+    if task != "task1":
+        missing = broken = total = 0
+        for row in rows:
+            _, _, lost, bad = parts.query_images.resolve(unique(row.image_paths))
+            total += len(unique(row.image_paths))
+            missing += lost
+            broken += bad
+        out["query_images"] = total
+        out["unresolvable_query_images"] = missing + broken
+        out["query_images_missing"] = missing
+        out["query_images_undecodable"] = broken
+    return out
+
+
+def _parse(dataset_id: str) -> tuple[str, str | None]:
+    parts = dataset_id.split("/")
+    domains = etc_json("mmbright_counts.json")
+    if (
+        len(parts) in (2, 3)
+        and parts[0] == NAMESPACE
+        and parts[1] in domains
+        and (len(parts) == 2 or parts[2] in TASKS)
+    ):
+        return parts[1], parts[2] if len(parts) == 3 else None
+    raise DatasetNotFoundError(
+        f"{dataset_id!r} is not an MM-BRIGHT id: mm-bright/<domain>[/task1|task2|task3|task4"
+        "|task4-legacy]"
+    )
+
+
+def _rows(hub_file) -> int:
+    return pq.ParquetFile(hub_file.fetch()).metadata.num_rows

@@ -1,0 +1,155 @@
+"""Task 4's corpus: (passage, image) pairs, generated from the passages and images on the fly.
+
+Every passage gives ``<passage>|||__NO_IMAGE__``, then ``<passage>|||<image>`` for each
+decodable document image whose key equals the passage's key (under the ``paper`` or ``legacy``
+rule, see :mod:`.keys`), images in ``document_images`` row order. Nothing is materialised: the
+passages stream from the parquet (or its memory-mapped store), the image index is a few
+thousand paths, and lookups by pair id read one passage and one image from memory maps.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable, Iterator
+from functools import cached_property
+
+import pyarrow as pa
+from ir_datasets.formats import BaseDocs
+from ir_datasets.indices import Docstore
+
+from ..parquet import ArrowStore, read_batches
+from ..records import MMBrightPairDoc
+from .images import ImageCorpus
+from .keys import image_key, pair_id, passage_key_rule, split_pair_id
+
+__all__ = ["PairCorpus", "PairDocs"]
+
+ID, TEXT = "id", "content"
+
+
+class PairCorpus:
+    """The passages and decodable images of one domain, joined by one key rule."""
+
+    def __init__(self, domain: str, rule: str, passages_file, images: ImageCorpus):
+        self.domain = domain
+        self.rule = rule
+        self.passage_key = passage_key_rule(rule)
+        self.passages_file = passages_file
+        self.passages = ArrowStore(passages_file.fetch, ID, [ID, TEXT])
+        self.images = images
+
+    @cached_property
+    def images_by_key(self) -> dict[str, list[str]]:
+        """Page key -> the decodable images of that page, in row order."""
+        by_key: dict[str, list[str]] = {}
+        for path in self.images.formats:
+            key = image_key(path, self.domain)
+            if key is not None:
+                by_key.setdefault(key, []).append(path)
+        return by_key
+
+    def passage_batches(self, columns: list[str]) -> Iterator[pa.RecordBatch]:
+        """The passages in corpus order, from the memory map once built, else the parquet."""
+        if self.passages.built():
+            yield from self.passages.table().select(columns).to_batches()
+        else:
+            yield from read_batches(self.passages_file.fetch(), columns)
+
+    def passages_by_key(self, keys: Collection[str]) -> dict[str, list[str]]:
+        """Key -> the ids of the passages with that key, for the keys asked (one id scan)."""
+        found: dict[str, list[str]] = {}
+        if not keys:
+            return found
+        key_of = self.passage_key
+        for batch in self.passage_batches([ID]):
+            for passage_id in batch.column(0).to_pylist():
+                key = key_of(passage_id)
+                if key in keys:
+                    found.setdefault(key, []).append(passage_id)
+        return found
+
+    def pair_ids(self) -> Iterator[str]:
+        """Every pair id in corpus order (ids only, no text or image)."""
+        by_key, key_of = self.images_by_key, self.passage_key
+        for batch in self.passage_batches([ID]):
+            for passage_id in batch.column(0).to_pylist():
+                yield pair_id(passage_id, None)
+                for path in by_key.get(key_of(passage_id), ()):
+                    yield pair_id(passage_id, path)
+
+    def pairs(self) -> Iterator[MMBrightPairDoc]:
+        """Every pair in corpus order, with text and image bytes."""
+        by_key, key_of, image = self.images_by_key, self.passage_key, self.images.image
+        for batch in self.passage_batches([ID, TEXT]):
+            ids = batch.column(0).to_pylist()
+            texts = batch.column(1).to_pylist()
+            for passage_id, text in zip(ids, texts):
+                yield MMBrightPairDoc(pair_id(passage_id, None), passage_id, text, None, None)
+                for path in by_key.get(key_of(passage_id), ()):
+                    yield MMBrightPairDoc(
+                        pair_id(passage_id, path), passage_id, text, path, image(path)
+                    )
+
+    def get(self, doc_id: str) -> MMBrightPairDoc | None:
+        """The pair of ``doc_id``, or None when no such pair is in the corpus."""
+        parts = split_pair_id(doc_id)
+        if parts is None:
+            return None
+        passage_id, path = parts
+        row = self.passages.row_of().get(passage_id)
+        if row is None:
+            return None
+        data = None
+        if path is not None:
+            if image_key(path, self.domain) != self.passage_key(passage_id):
+                return None
+            data = self.images.image(path)
+            if data is None:
+                return None
+        _, text = self.passages.row(row)
+        return MMBrightPairDoc(doc_id, passage_id, text, path, data)
+
+
+class PairDocstore(Docstore):
+    """Lookups by pair id: one passage row and at most one image row, from memory maps."""
+
+    def __init__(self, corpus: PairCorpus):
+        super().__init__(MMBrightPairDoc, "doc_id")
+        self._corpus = corpus
+
+    def get_many_iter(self, doc_ids: Iterable[str]) -> Iterator[MMBrightPairDoc]:
+        """The pairs of the ids that are in the corpus, in the order asked."""
+        for doc_id in doc_ids:
+            doc = self._corpus.get(doc_id)
+            if doc is not None:
+                yield doc
+
+
+class PairDocs(BaseDocs):
+    """ir_datasets docs component of a :class:`PairCorpus`."""
+
+    def __init__(self, corpus: PairCorpus):
+        self._corpus = corpus
+
+    def docs_iter(self) -> Iterator[MMBrightPairDoc]:
+        """Every pair, generated in corpus order."""
+        return self._corpus.pairs()
+
+    def docs_store(self, field: str = "doc_id") -> PairDocstore:
+        """Random access by pair id."""
+        return PairDocstore(self._corpus)
+
+    def docs_count(self) -> None:
+        """Not published; ``ir_bright.mmbright.summary`` counts the pairs."""
+        return None
+
+    def docs_cls(self) -> type:
+        """``MMBrightPairDoc``."""
+        return MMBrightPairDoc
+
+    def docs_namespace(self) -> str:
+        """Pairs differ per key rule."""
+        return f"mm-bright/{self._corpus.domain}/pairs-{self._corpus.rule}"
+
+    def docs_lang(self) -> str:
+        """The passages' language."""
+        return "en"

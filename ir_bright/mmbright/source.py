@@ -1,0 +1,133 @@
+"""MM-BRIGHT's hub files and its query rows, read defensively.
+
+One parquet per config and domain (``<config>/<domain>.parquet``) of ``mm-bright/MM-BRIGHT`` at
+the pinned revision; the catalogue is ``etc/mmbright_files.json``. No md5 sums are published:
+the hub's sha256 ETag is checked by :mod:`ir_bright.hub`.
+
+The query configs are read with pyarrow (the ``datasets`` library cannot read
+``examples_multimodal``). Every column may be missing or null, ``gold_answers`` may be a string
+or a list, and the image annotations may be structs (with ``image_path``) or plain strings:
+:func:`query_rows` turns each row into a :class:`QueryRow` of plain Python values.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import cache
+
+import pyarrow.parquet as pq
+
+from .. import hub
+from ..judgements import is_id
+from ..registry import etc_json
+from .keys import normalise_path
+
+__all__ = ["DOCUMENTS", "EXAMPLES", "MULTIMODAL", "DOC_IMAGES", "QUERY_IMAGES", "file", "QueryRow"]
+
+DOCUMENTS = "documents"
+EXAMPLES = "examples"
+MULTIMODAL = "examples_multimodal"
+DOC_IMAGES = "document_images"
+QUERY_IMAGES = "examples_images"
+_QUERY_COLUMNS = (
+    "id",
+    "query",
+    "gold_ids",
+    "negative_ids",
+    "image_paths",
+    "gold_answers",
+    "positive_images",
+    "negative_images",
+)
+
+
+@cache
+def _files() -> dict[str, hub.HubFile]:
+    return hub.catalogue(etc_json("mmbright_files.json"))
+
+
+def file(config: str, domain: str) -> hub.HubFile:
+    """The hub file of ``config`` for ``domain``."""
+    return _files()[f"{config}/{domain}"]
+
+
+@dataclass(frozen=True)
+class QueryRow:
+    """One query row, normalised: ids are strings, lists are tuples (never None), sentinels
+    and empty entries are dropped from id lists, image annotation paths use slashes."""
+
+    query_id: str
+    text: str
+    gold_ids: tuple[str, ...]
+    negative_ids: tuple[str, ...]
+    image_paths: tuple[str, ...]
+    gold_answers: tuple[str, ...]
+    positive_images: tuple[str, ...]
+    negative_images: tuple[str, ...]
+
+
+@cache
+def _cached_rows(path: str, mtime_ns: int) -> tuple[QueryRow, ...]:
+    present = set(pq.read_schema(path).names)
+    columns = [name for name in _QUERY_COLUMNS if name in present]
+    table = pq.read_table(path, columns=columns)
+    values = {name: table.column(name).to_pylist() for name in columns}
+    empty = [None] * table.num_rows
+    get = lambda name: values.get(name, empty)  # noqa: E731
+    return tuple(
+        QueryRow(
+            query_id=str(qid),
+            text=text if isinstance(text, str) else "",
+            gold_ids=_ids(gold),
+            negative_ids=_ids(negative),
+            image_paths=tuple(p for p in _as_list(paths) if isinstance(p, str) and p),
+            gold_answers=tuple(str(a) for a in _as_list(answers) if a is not None),
+            positive_images=_annotated_paths(positive),
+            negative_images=_annotated_paths(negative_images),
+        )
+        for qid, text, gold, negative, paths, answers, positive, negative_images in zip(
+            get("id"),
+            get("query"),
+            get("gold_ids"),
+            get("negative_ids"),
+            get("image_paths"),
+            get("gold_answers"),
+            get("positive_images"),
+            get("negative_images"),
+        )
+    )
+
+
+def query_rows(config: str, domain: str) -> tuple[QueryRow, ...]:
+    """The rows of ``examples`` or ``examples_multimodal`` of ``domain`` (fetched if needed)."""
+    path = file(config, domain).fetch()
+    return _cached_rows(str(path), path.stat().st_mtime_ns)
+
+
+def _as_list(value) -> list:
+    if value is None:
+        return []
+    if isinstance(value, (str, bytes, dict)):
+        return [value]
+    return list(value)
+
+
+def _ids(value) -> tuple[str, ...]:
+    return tuple(s for s in (str(v) for v in _as_list(value) if v is not None) if is_id(s))
+
+
+def _annotated_paths(value) -> tuple[str, ...]:
+    """The image paths of ``positive_images`` / ``negative_images`` entries, slashes
+    normalised: struct entries give their ``image_path``, string entries are paths."""
+    paths = []
+    for entry in _as_list(value):
+        path = entry.get("image_path") if isinstance(entry, dict) else entry
+        if isinstance(path, str) and path:
+            paths.append(normalise_path(path))
+    return tuple(paths)
+
+
+def unique(values: Iterable[str]) -> list[str]:
+    """``values`` without repeats, first occurrence order."""
+    return list(dict.fromkeys(values))

@@ -1,0 +1,195 @@
+"""The queries and qrels of MM-BRIGHT's four tasks (MM-BRIGHT.md §2).
+
+- Tasks 1 and 2: each gold id 1; each negative id excluded (-100, ``"N/A"`` skipped).
+- Task 3: each positive image (slashes normalised) 1, even when not in the corpus; no
+  exclusions; a query without positives has no qrels.
+- Task 4: ``<gold>|||__NO_IMAGE__`` 1 for every gold id; ``<gold>|||<image>`` 2 for every
+  decodable positive image whose key equals the gold passage's key; for each negative image
+  that is not also positive, its pairs with every passage of its key are excluded (gold
+  passages included). Text negative ids are not excluded.
+
+Exclusions travel as qrels of :data:`~ir_bright.judgements.EXCLUDED`, as for BRIGHT.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from ir_datasets.formats import BaseQrels, BaseQueries, TrecQrel
+
+from ..judgements import EXCLUDED, query_qrels
+from ..records import MMBrightMultimodalQuery, MMBrightQuery
+from .images import ImageCorpus
+from .keys import image_key, pair_id
+from .pairs import PairCorpus
+from .source import EXAMPLES, MULTIMODAL, query_rows, unique
+
+__all__ = [
+    "TextQueries",
+    "MultimodalQueries",
+    "TextQrels",
+    "ImageQrels",
+    "PairQrels",
+    "task4_judgements",
+]
+
+TEXT_QRELS = {1: "Relevant (a gold passage)", EXCLUDED: "Excluded: removed from the ranking"}
+IMAGE_QRELS = {1: "Relevant (a positive image)"}
+PAIR_QRELS = {
+    2: "A gold passage with a positive image of its page",
+    1: "A gold passage alone (__NO_IMAGE__)",
+    EXCLUDED: "Excluded: a negative image's pair, removed from the ranking",
+}
+
+
+class _Queries(BaseQueries):
+    def __init__(self, domain: str):
+        self._domain = domain
+
+    def queries_namespace(self) -> str:
+        """Queries of one domain share ids across tasks."""
+        return f"mm-bright/{self._domain}"
+
+    def queries_lang(self) -> str:
+        """English."""
+        return "en"
+
+
+class TextQueries(_Queries):
+    """Task 1's queries: the ``examples`` rows."""
+
+    def queries_iter(self) -> Iterator[MMBrightQuery]:
+        """``MMBrightQuery`` records in the hub's row order (repeated texts kept)."""
+        for row in query_rows(EXAMPLES, self._domain):
+            yield MMBrightQuery(row.query_id, row.text, row.gold_answers)
+
+    def queries_cls(self) -> type:
+        """``MMBrightQuery``."""
+        return MMBrightQuery
+
+
+class MultimodalQueries(_Queries):
+    """Tasks 2-4's queries: the ``examples_multimodal`` rows with their decodable images."""
+
+    def __init__(self, domain: str, images: ImageCorpus):
+        super().__init__(domain)
+        self._images = images
+
+    def queries_iter(self) -> Iterator[MMBrightMultimodalQuery]:
+        """``MMBrightMultimodalQuery`` records in the hub's row order."""
+        for row in query_rows(MULTIMODAL, self._domain):
+            ids, blobs, _, _ = self._images.resolve(row.image_paths)
+            yield MMBrightMultimodalQuery(
+                row.query_id, row.text, tuple(ids), tuple(blobs), row.gold_answers
+            )
+
+    def queries_cls(self) -> type:
+        """``MMBrightMultimodalQuery``."""
+        return MMBrightMultimodalQuery
+
+
+class _Qrels(BaseQrels):
+    DEFS: dict[int, str] = {}
+
+    def qrels_cls(self) -> type:
+        """``TrecQrel``."""
+        return TrecQrel
+
+    def qrels_defs(self) -> dict[int, str]:
+        """What each relevance value means."""
+        return dict(self.DEFS)
+
+
+class TextQrels(_Qrels):
+    """Tasks 1 and 2: gold ids 1, negative ids -100."""
+
+    DEFS = TEXT_QRELS
+
+    def __init__(self, domain: str, config: str):
+        self._domain = domain
+        self._config = config
+
+    def qrels_iter(self) -> Iterator[TrecQrel]:
+        """The qrels query by query, in row order."""
+        for row in query_rows(self._config, self._domain):
+            yield from query_qrels(row.query_id, ((g, 1) for g in row.gold_ids), row.negative_ids)
+
+
+class ImageQrels(_Qrels):
+    """Task 3: positive images 1, no exclusions."""
+
+    DEFS = IMAGE_QRELS
+
+    def __init__(self, domain: str):
+        self._domain = domain
+
+    def qrels_iter(self) -> Iterator[TrecQrel]:
+        """The qrels query by query, in row order."""
+        for row in query_rows(MULTIMODAL, self._domain):
+            yield from query_qrels(row.query_id, ((p, 1) for p in row.positive_images))
+
+
+@dataclass
+class PairJudgements:
+    """Task 4's qrels of a domain and what was skipped while building them."""
+
+    qrels: list[TrecQrel] = field(default_factory=list)
+    orphan_positives: int = 0  # positive images whose key matches no gold passage
+    undecodable_positives: int = 0  # positive images matching a gold passage but not decodable
+
+    def by_label(self) -> Counter:
+        """How many qrels carry each relevance value."""
+        return Counter(q.relevance for q in self.qrels)
+
+
+def task4_judgements(corpus: PairCorpus) -> PairJudgements:
+    """Task 4's qrels of ``corpus``'s domain under its key rule (one scan of passage ids)."""
+    domain, decodable, key_of = corpus.domain, corpus.images.formats, corpus.passage_key
+    rows = query_rows(MULTIMODAL, domain)
+    negative_keys = set()
+    for row in rows:
+        for path in set(row.negative_images) - set(row.positive_images):
+            key = image_key(path, domain)
+            if key is not None:
+                negative_keys.add(key)
+    passages_of_key = corpus.passages_by_key(negative_keys)
+    result = PairJudgements()
+    for row in rows:
+        gold = unique(row.gold_ids)
+        judged = [(pair_id(g, None), 1) for g in gold]
+        gold_of_key: dict[str, list[str]] = {}
+        for g in gold:
+            gold_of_key.setdefault(key_of(g), []).append(g)
+        positives = unique(row.positive_images)
+        for path in positives:
+            key = image_key(path, domain)
+            matches = gold_of_key.get(key, []) if key is not None else []
+            if not matches:
+                result.orphan_positives += 1
+            elif path not in decodable:
+                result.undecodable_positives += 1
+            else:
+                judged += [(pair_id(g, path), 2) for g in matches]
+        excluded = [
+            pair_id(passage_id, path)
+            for path in unique(row.negative_images)
+            if path not in positives
+            for passage_id in passages_of_key.get(image_key(path, domain), ())
+        ]
+        result.qrels.extend(query_qrels(row.query_id, judged, excluded))
+    return result
+
+
+class PairQrels(_Qrels):
+    """Task 4: graded pair qrels and negative-image exclusions, under one key rule."""
+
+    DEFS = PAIR_QRELS
+
+    def __init__(self, corpus: PairCorpus):
+        self._corpus = corpus
+
+    def qrels_iter(self) -> Iterator[TrecQrel]:
+        """The qrels query by query, in row order."""
+        yield from task4_judgements(self._corpus).qrels
