@@ -1,0 +1,524 @@
+"""The BRIGHT BM25 baseline, in process: Lucene-like English analysis, bm25s index, TREC run.
+
+What the paper ran (SPEC §1.5, xlang-ai/BRIGHT ``retrievers.py``): Pyserini's Lucene English
+analyzer, then gensim's ``LuceneBM25Model`` with k1=0.9, b=0.4, where the *query* is weighted
+by the same BM25 formula as the documents, and the score is the dot product of the two weight
+vectors. ``query_side=True`` reproduces that; ``query_side=False`` is the usual bag-of-words
+BM25 of Lucene / Pyserini (each query term counts as often as it occurs).
+
+- Analysis (:func:`analyze`) approximates Lucene's ``EnglishAnalyzer``: a tokenizer after the
+  UAX #29 word rules of ``StandardTokenizer`` (letters, digits and ``_`` form words; ``.``
+  and apostrophes join letters to letters and digits to digits; ``,`` and ``;`` join digits;
+  ``:`` joins letters), the possessive ``'s`` dropped, lower-casing, Lucene's 33 English stop
+  words removed, Porter stemming (PyStemmer's original Porter algorithm, as Lucene's
+  ``PorterStemFilter``).
+- Scoring: Lucene's BM25 (bm25s method ``"lucene"``): idf = ln(1 + (N - df + 0.5)/(df + 0.5)),
+  term weight = idf * tf / (tf + k1 * (1 - b + b * dl / avgdl)), exact document lengths (as
+  gensim; Lucene itself stores lengths lossily).
+- The index is built by streaming the corpus from ``docs_arrow`` batches into a bm25s index
+  (no per-document Python objects kept), saved with ``bm25s.BM25.save`` under
+  ``<docs parquet>.bm25/<analysis>-k1=<k1>-b=<b>/`` and reused by later runs; datasets with the
+  same docs file (aops and theoremqa-questions) share it.
+- Retrieval removes each query's excluded documents (qrels below 0) *before* cutting the
+  ranking to ``k`` (1,000), as the official protocol does. Like the paper's code, which ranks
+  the whole corpus, a ranking with fewer than ``k`` matching documents is filled up with
+  zero-score documents in corpus order; ties are broken by corpus order.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import re
+import shutil
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import numpy as np
+import pyarrow as pa
+
+from .errors import CacheError, IrBrightError, require
+
+__all__ = [
+    "ANALYSIS",
+    "LUCENE_STOP_WORDS",
+    "BM25Index",
+    "BM25Params",
+    "RankedDoc",
+    "analyze",
+    "index_for",
+    "retrieve",
+    "write_trec",
+]
+
+logger = logging.getLogger(__name__)
+
+ANALYSIS = "lucene-en-porter-v1"
+"""Names the analysis; part of the index cache key, so a change of analysis re-indexes."""
+
+DEFAULT_K = 1000
+RUN_TAG = "ir_bright-bm25"
+
+LUCENE_STOP_WORDS = frozenset(
+    "a an and are as at be but by for if in into is it no not of on or such that the their "
+    "then there these they this to was will with".split()
+)
+"""Lucene's ``EnglishAnalyzer.ENGLISH_STOP_WORDS_SET`` (33 words)."""
+
+_LETTER = r"[^\W\d_]"
+_TOKEN = re.compile(
+    r"\w+(?:"
+    rf"(?:(?<={_LETTER})[.'\u2019:](?={_LETTER})|(?<=\d)[.'\u2019,;](?=\d))"
+    r"\w+)*"
+)
+_POSSESSIVE = re.compile(r"['\u2019]s$")
+MAX_TOKEN_CHARS = 255  # StandardTokenizer's default maximum token length
+
+
+class BM25Params(NamedTuple):
+    """BM25's free parameters (the paper's values by default)."""
+
+    k1: float = 0.9
+    b: float = 0.4
+
+    def key(self) -> str:
+        """The index cache folder name for these parameters and the current analysis."""
+        return f"{ANALYSIS}-k1={self.k1:g}-b={self.b:g}"
+
+
+class RankedDoc(NamedTuple):
+    """One line of a run."""
+
+    query_id: str
+    doc_id: str
+    rank: int
+    score: float
+
+
+DEFAULT_PARAMS = BM25Params()
+
+
+@cache
+def _stemmer():
+    stemmer_module = require("Stemmer", "bm25")
+    return stemmer_module.Stemmer("porter")
+
+
+class _Analyzer:
+    """Surface token -> stemmed term, cached (most corpora repeat a few thousand forms)."""
+
+    def __init__(self) -> None:
+        self._terms: dict[str, str | None] = {}
+
+    def tokens(self, text: str | None) -> list[str]:
+        """The raw (lower-cased) tokens of ``text`` before stop words and stemming."""
+        if not text:
+            return []
+        return _TOKEN.findall(text.lower())
+
+    def terms(self, tokens: Iterable[str]) -> list[str]:
+        """The index terms of ``tokens``: stop words removed, stemmed."""
+        terms = self._terms
+        missing = [t for t in set(tokens) if t not in terms]
+        if missing:
+            self._learn(missing)
+        return [term for term in map(terms.__getitem__, tokens) if term is not None]
+
+    def _learn(self, forms: Sequence[str]) -> None:
+        cleaned = []
+        for form in forms:
+            word = _POSSESSIVE.sub("", form)[:MAX_TOKEN_CHARS]
+            cleaned.append(word)
+        stems = _stemmer().stemWords(cleaned)
+        for form, word, stem in zip(forms, cleaned, stems):
+            if not word or word in LUCENE_STOP_WORDS:
+                self._terms[form] = None
+            else:  # Lucene's Porter stemmer leaves words of one or two letters alone
+                self._terms[form] = stem if len(word) > 2 else word
+
+    def __call__(self, text: str | None) -> list[str]:
+        return self.terms(self.tokens(text))
+
+
+_analyzer = _Analyzer()
+
+
+def analyze(text: str | None) -> list[str]:
+    """The index terms of ``text`` under the Lucene-like English analysis."""
+    return _analyzer(text)
+
+
+@dataclass
+class BM25Index:
+    """A bm25s index (``retriever``) plus what query-side weighting and run writing need."""
+
+    retriever: Any  # bm25s.BM25
+    doc_ids: pa.Array
+    idf: np.ndarray
+    avgdl: float
+    params: BM25Params
+    path: Path | None = None
+
+    @property
+    def num_docs(self) -> int:
+        """Documents in the index."""
+        return len(self.doc_ids)
+
+    @property
+    def vocab(self) -> dict[str, int]:
+        """term -> term id."""
+        return self.retriever.vocab_dict
+
+    # -- building ---------------------------------------------------------------------------
+
+    @classmethod
+    def build(
+        cls,
+        batches: Iterable[pa.RecordBatch],
+        params: BM25Params = DEFAULT_PARAMS,
+        total: int | None = None,
+        progress: bool = True,
+    ) -> BM25Index:
+        """Index Arrow batches with columns ``doc_id`` and ``text`` (streamed, batch by batch)."""
+        bm25s = require("bm25s", "bm25")
+        from bm25s.scoring import _score_idf_lucene
+        from tqdm.auto import tqdm
+
+        vocab: dict[str, int] = {}
+        doc_ids: list[pa.Array] = []
+        parts_doc, parts_term, parts_tf, lengths = [], [], [], []
+        offset = 0
+        with tqdm(
+            total=total, unit="doc", desc="BM25 indexing", disable=not progress or None
+        ) as bar:
+            for batch in batches:
+                ids = batch.column("doc_id")
+                texts = batch.column("text").to_pylist()
+                docs, terms, tfs, lens = _count_batch(texts, vocab)
+                parts_doc.append(docs + offset)
+                parts_term.append(terms)
+                parts_tf.append(tfs)
+                lengths.append(lens)
+                doc_ids.append(ids.cast(pa.string()))
+                offset += len(texts)
+                bar.update(len(texts))
+        num_docs = offset
+        if num_docs == 0:
+            raise IrBrightError("the corpus has no documents: nothing to index")
+        doc = np.concatenate(parts_doc).astype(np.int32, copy=False)
+        term = np.concatenate(parts_term).astype(np.int32, copy=False)
+        tf = np.concatenate(parts_tf).astype(np.float32, copy=False)
+        del parts_doc, parts_term, parts_tf
+        length = np.concatenate(lengths).astype(np.float64)
+        avgdl = float(length.sum() / num_docs) or 1.0
+        vocab_size = len(vocab)
+        df = np.bincount(term, minlength=vocab_size)
+        idf = np.array([_score_idf_lucene(int(n), num_docs) for n in df], dtype=np.float64)
+        k1, b = params
+        norm = k1 * (1 - b + b * length / avgdl)
+        data = (idf[term] * (tf / (tf + norm[doc]))).astype(np.float32)
+        order = np.argsort(term, kind="stable")  # by term, then by doc (docs were ascending)
+        indptr = np.zeros(vocab_size + 1, dtype=np.int64)
+        np.cumsum(df, out=indptr[1:])
+        retriever = bm25s.BM25(k1=k1, b=b, method="lucene", dtype="float32", int_dtype="int32")
+        retriever.scores = {
+            "data": data[order],
+            "indices": doc[order],
+            "indptr": indptr,
+            "num_docs": num_docs,
+        }
+        retriever.vocab_dict = vocab
+        retriever.nonoccurrence_array = None
+        del data, order, doc, term, tf
+        return cls(
+            retriever=retriever,
+            doc_ids=pa.concat_arrays(doc_ids) if doc_ids else pa.array([], pa.string()),
+            idf=idf,
+            avgdl=avgdl,
+            params=params,
+        )
+
+    # -- persistence ------------------------------------------------------------------------
+
+    def save(self, folder: Path) -> None:
+        """Write the index to ``folder`` (bm25s files + doc ids + statistics)."""
+        folder.mkdir(parents=True, exist_ok=True)
+        self.retriever.save(str(folder), show_progress=False)
+        with pa.OSFile(str(folder / "doc_ids.arrow"), "wb") as sink:
+            table = pa.table({"doc_id": self.doc_ids})
+            with pa.ipc.new_file(sink, table.schema) as writer:
+                writer.write_table(table)
+        np.save(folder / "idf.npy", self.idf)
+        stats = {
+            "analysis": ANALYSIS,
+            "k1": self.params.k1,
+            "b": self.params.b,
+            "num_docs": self.num_docs,
+            "avgdl": self.avgdl,
+        }
+        (folder / "ir_bright.json").write_text(json.dumps(stats, indent=1), "utf-8")
+
+    @classmethod
+    def load(cls, folder: Path) -> BM25Index:
+        """Load an index written by :meth:`save` (arrays memory-mapped)."""
+        bm25s = require("bm25s", "bm25")
+        stats = json.loads((folder / "ir_bright.json").read_text("utf-8"))
+        retriever = bm25s.BM25.load(str(folder), mmap=True, show_progress=False, verbosity=0)
+        with pa.memory_map(str(folder / "doc_ids.arrow")) as source:
+            doc_ids = pa.ipc.open_file(source).read_all().column("doc_id").combine_chunks()
+        return cls(
+            retriever=retriever,
+            doc_ids=doc_ids,
+            idf=np.load(folder / "idf.npy"),
+            avgdl=float(stats["avgdl"]),
+            params=BM25Params(stats["k1"], stats["b"]),
+            path=folder,
+        )
+
+    # -- retrieval --------------------------------------------------------------------------
+
+    def query_weights(self, terms: Sequence[str], query_side: bool = False):
+        """(term ids, weights) of an analysed query. Bag of words: weight = the term's count
+        in the query. Query-side: the same BM25 weight as a document term, the query's length
+        being its number of terms known to the index (gensim's ``doc2bow`` drops the others)."""
+        vocab = self.vocab
+        counts: dict[int, int] = {}
+        for term in terms:
+            term_id = vocab.get(term)
+            if term_id is not None:
+                counts[term_id] = counts.get(term_id, 0) + 1
+        ids = np.fromiter(counts, dtype=np.int64, count=len(counts))
+        tf = np.fromiter(counts.values(), dtype=np.float64, count=len(counts))
+        if not query_side:
+            return ids, tf
+        k1, b = self.params
+        length = tf.sum()
+        weights = self.idf[ids] * tf / (tf + k1 * (1 - b + b * length / self.avgdl))
+        return ids, weights
+
+    def scores(self, terms: Sequence[str], query_side: bool = False) -> np.ndarray:
+        """The score of every document (corpus order) for an analysed query."""
+        ids, weights = self.query_weights(terms, query_side)
+        matrix = self.retriever.scores
+        data, indices, indptr = matrix["data"], matrix["indices"], matrix["indptr"]
+        scores = np.zeros(self.num_docs, dtype=np.float64)
+        for term_id, weight in zip(ids.tolist(), weights.tolist()):
+            start, end = indptr[term_id], indptr[term_id + 1]
+            # a term's postings name each document once: plain fancy-index addition is exact
+            scores[indices[start:end]] += weight * data[start:end].astype(np.float64)
+        return scores
+
+    def search(
+        self,
+        text: str | None,
+        k: int = DEFAULT_K,
+        excluded: np.ndarray | None = None,
+        query_side: bool = False,
+    ) -> list[tuple[str, float]]:
+        """The ``k`` best (doc id, score) for ``text``, excluded rows removed before the cut."""
+        scores = self.scores(analyze(text), query_side)
+        rows = top_rows(scores, k, excluded)
+        ids = self.doc_ids.take(pa.array(rows, pa.int64())).to_pylist()
+        return list(zip(ids, scores[rows].tolist()))
+
+    def rows_of(self, doc_ids: Iterable[str]) -> np.ndarray:
+        """Corpus rows of ``doc_ids`` (ids not in the corpus are skipped)."""
+        import pyarrow.compute as pc
+
+        wanted = pa.array(list(doc_ids), pa.string())
+        if not len(wanted):
+            return np.empty(0, dtype=np.int64)
+        found = pc.index_in(wanted, value_set=self.doc_ids).drop_null()
+        return found.to_numpy(zero_copy_only=False).astype(np.int64)
+
+
+def top_rows(scores: np.ndarray, k: int, excluded: np.ndarray | None = None) -> np.ndarray:
+    """Rows of the ``k`` best scores, best first, ties by row; excluded rows never appear.
+    Rows scoring 0 fill the ranking up to ``k`` in row order, as a full-corpus sort would."""
+    allowed = np.ones(len(scores), dtype=bool)
+    if excluded is not None and len(excluded):
+        allowed[excluded] = False
+    matched = np.flatnonzero(allowed & (scores > 0))
+    if len(matched) > k:
+        values = scores[matched]
+        kth = np.partition(values, len(values) - k)[len(values) - k]
+        above = matched[values > kth]
+        tied = matched[values == kth][: k - len(above)]
+        matched = np.concatenate([above, tied])
+    order = np.lexsort((matched, -scores[matched]))
+    rows = matched[order]
+    if len(rows) < k:
+        fill = np.flatnonzero(allowed & (scores <= 0))[: k - len(rows)]
+        rows = np.concatenate([rows, fill])
+    return rows
+
+
+def _count_batch(texts: Sequence[str | None], vocab: dict[str, int]):
+    """Analyse a batch; return (local doc index, term id, tf) per distinct pair + lengths."""
+    per_doc = [analyze(text) for text in texts]
+    lengths = np.fromiter(map(len, per_doc), dtype=np.int64, count=len(per_doc))
+    total = int(lengths.sum())
+    flat_terms = [term for terms in per_doc for term in terms]
+    for term in set(flat_terms).difference(vocab):
+        vocab[term] = len(vocab)
+    term_ids = np.fromiter(map(vocab.__getitem__, flat_terms), dtype=np.int64, count=total)
+    docs = np.repeat(np.arange(len(texts), dtype=np.int64), lengths)
+    keys, tfs = np.unique(docs << 32 | term_ids, return_counts=True)
+    return keys >> 32, keys & 0xFFFFFFFF, tfs, lengths
+
+
+# -- datasets ---------------------------------------------------------------------------------
+
+
+def index_folder(dataset: Any, params: BM25Params = DEFAULT_PARAMS) -> Path:
+    """Where the index of ``dataset``'s corpus with ``params`` is cached."""
+    try:
+        docs = Path(dataset.docs_path(force=False))
+    except (AttributeError, TypeError, NotImplementedError):
+        from .hub import cache_home
+
+        name = re.sub(r"[^\w.-]+", "__", _dataset_id(dataset))
+        return cache_home() / "ir_bright" / "bm25" / name / params.key()
+    return docs.with_name(docs.name + ".bm25") / params.key()
+
+
+def index_for(
+    dataset: Any, params: BM25Params = DEFAULT_PARAMS, progress: bool = True
+) -> BM25Index:
+    """The BM25 index of a dataset's corpus: loaded from the cache, or built and cached."""
+    import filelock
+
+    from . import registry
+
+    dataset = registry.load(dataset)
+    folder = index_folder(dataset, params)
+    if _complete(folder):
+        logger.info("using the cached BM25 index %s", folder)
+        return BM25Index.load(folder)
+    try:
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        lock = filelock.FileLock(str(folder) + ".lock")
+    except OSError as exc:
+        raise CacheError(
+            f"cannot write the index folder {folder.parent} ({exc}): "
+            "set IR_DATASETS_HOME to a writable folder"
+        ) from exc
+    with lock:
+        if _complete(folder):
+            return BM25Index.load(folder)
+        logger.info("indexing %s with BM25 (once; cached in %s)", _dataset_id(dataset), folder)
+        index = BM25Index.build(
+            _doc_batches(dataset), params, total=_count(dataset), progress=progress
+        )
+        partial = folder.with_name(folder.name + ".part")
+        shutil.rmtree(partial, ignore_errors=True)
+        try:
+            index.save(partial)
+            os.replace(partial, folder)
+        except OSError as exc:
+            shutil.rmtree(partial, ignore_errors=True)
+            raise CacheError(f"cannot write the BM25 index {folder} ({exc})") from exc
+        except BaseException:
+            shutil.rmtree(partial, ignore_errors=True)
+            raise
+    return BM25Index.load(folder)
+
+
+def _complete(folder: Path) -> bool:
+    return (folder / "ir_bright.json").is_file()
+
+
+def _count(dataset: Any) -> int | None:
+    try:
+        return dataset.docs_count()
+    except Exception:  # noqa: BLE001 - a count is only for the progress bar
+        return None
+
+
+def _doc_batches(dataset: Any, batch_size: int = 8192) -> Iterator[pa.RecordBatch]:
+    """The corpus as Arrow batches (doc_id, text): ``docs_arrow`` when the dataset has it."""
+    docs_arrow = getattr(dataset, "docs_arrow", None)
+    if docs_arrow is not None:
+        for batch in docs_arrow(batch_size):
+            yield batch.select(["doc_id", "text"]) if batch.num_columns > 2 else batch
+        return
+    ids, texts = [], []
+    for doc in dataset.docs_iter():
+        ids.append(doc.doc_id)
+        texts.append(getattr(doc, "text", None) or getattr(doc, "default_text", lambda: "")())
+        if len(ids) == batch_size:
+            yield pa.record_batch([pa.array(ids), pa.array(texts)], names=["doc_id", "text"])
+            ids, texts = [], []
+    if ids:
+        yield pa.record_batch([pa.array(ids), pa.array(texts)], names=["doc_id", "text"])
+
+
+def excluded_ids(dataset: Any) -> dict[str, list[str]]:
+    """``{query_id: doc ids judged below 0}``: the documents the official protocol removes."""
+    excluded: dict[str, list[str]] = {}
+    if not dataset.has_qrels():
+        return excluded
+    for qrel in dataset.qrels_iter():
+        if qrel.relevance < 0:
+            excluded.setdefault(qrel.query_id, []).append(qrel.doc_id)
+    return excluded
+
+
+def query_texts(dataset: Any) -> list[tuple[str, str]]:
+    """(query id, text) of every query; the text is the record's ``text`` field."""
+    result = []
+    for query in dataset.queries_iter():
+        text = getattr(query, "text", None)
+        if text is None and hasattr(query, "default_text"):
+            text = query.default_text()
+        result.append((query.query_id, text or ""))
+    return result
+
+
+def retrieve(
+    dataset: Any,
+    params: BM25Params = DEFAULT_PARAMS,
+    query_side: bool = False,
+    k: int = DEFAULT_K,
+    progress: bool = True,
+    queries: Sequence[tuple[str, str]] | None = None,
+) -> Iterator[RankedDoc]:
+    """Run the baseline on every query of ``dataset`` (an id or dataset object)."""
+    from tqdm.auto import tqdm
+
+    from . import registry
+
+    dataset = registry.load(dataset)
+    if k < 1:
+        raise IrBrightError(f"the ranking depth must be at least 1, not {k}")
+    queries = list(queries) if queries is not None else query_texts(dataset)
+    excluded = excluded_ids(dataset)
+    index = index_for(dataset, params, progress=progress)
+    for query_id, text in tqdm(
+        queries, unit="query", desc="BM25 retrieval", disable=not progress or None
+    ):
+        rows = index.rows_of(excluded.get(query_id, ()))
+        for rank, (doc_id, score) in enumerate(
+            index.search(text, k, rows, query_side=query_side), start=1
+        ):
+            yield RankedDoc(query_id, doc_id, rank, score)
+
+
+def write_trec(ranked: Iterable[RankedDoc], out, tag: str = RUN_TAG) -> int:
+    """Write ``query_id Q0 doc_id rank score tag`` lines; return the number written."""
+    written = 0
+    for doc in ranked:
+        out.write(f"{doc.query_id} Q0 {doc.doc_id} {doc.rank} {doc.score!r} {tag}\n")
+        written += 1
+    return written
+
+
+def _dataset_id(dataset: Any) -> str:
+    value = getattr(dataset, "dataset_id", None)
+    if callable(value):
+        value = value()
+    return str(value or dataset)

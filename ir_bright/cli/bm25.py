@@ -1,0 +1,88 @@
+"""``ir-bright bm25 ID``: the BRIGHT BM25 baseline as a TREC run."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from pathlib import Path
+
+from ..errors import IrBrightError
+
+logger = logging.getLogger(__name__)
+
+EPILOG = """examples:
+  ir-bright bm25 bright/pony -o run.trec && ir-bright evaluate bright/pony run.trec
+  ir-bright bm25 bright/biology --query-side -o bm25qs/bright__biology.trec
+  ir-bright bm25 bright/biology/gpt4-reason -o gpt4/bright__biology.trec
+  ir-bright bm25 mm-bright/academia/task1 -o mm/mm-bright__academia__task1.trec
+Analysis: Lucene-like English (StandardTokenizer-like words, possessives dropped, lower case,
+Lucene's 33 stop words, Porter stems); Lucene's BM25 with k1=0.9, b=0.4. --query-side weights
+query terms with the same BM25 formula as documents, like the BRIGHT paper's gensim code. The
+index is cached next to the corpus and reused; each query's excluded documents are removed
+before the ranking is cut to --depth."""
+
+
+def add_parser(subparsers) -> argparse.ArgumentParser:
+    parser = subparsers.add_parser(
+        "bm25",
+        help="run the BM25 baseline and write a TREC run",
+        description="Run the BRIGHT BM25 baseline (bm25s, in process) on every query of a "
+        "dataset and write a TREC run.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("id", metavar="ID", help="a dataset id (see `ir-bright list`)")
+    parser.add_argument("-o", "--output", metavar="RUN", help="the run file (default: stdout)")
+    parser.add_argument("--k1", type=float, default=0.9, help="BM25 k1 (default 0.9)")
+    parser.add_argument("--b", type=float, default=0.4, help="BM25 b (default 0.4)")
+    parser.add_argument(
+        "--query-side",
+        action="store_true",
+        help="weight query terms by BM25 as the paper's gensim code does",
+    )
+    parser.add_argument(
+        "--depth", type=int, default=1000, help="documents per query (default 1000)"
+    )
+    parser.add_argument("--tag", help="run tag (default ir_bright-bm25[-qs])")
+    parser.set_defaults(func=run)
+    return parser
+
+
+def run(args: argparse.Namespace) -> int:
+    from .. import bm25, registry
+
+    if args.k1 < 0:
+        raise IrBrightError(f"--k1 must be at least 0, not {args.k1}")
+    if not 0 <= args.b <= 1:
+        raise IrBrightError(f"--b must be between 0 and 1, not {args.b}")
+    if args.depth < 1:
+        raise IrBrightError(f"--depth must be at least 1, not {args.depth}")
+    dataset = registry.load(args.id)
+    if not dataset.has_docs() or not dataset.has_queries():
+        raise IrBrightError(f"{args.id} has no docs or no queries: BM25 needs both")
+    tag = args.tag or (bm25.RUN_TAG + ("-qs" if args.query_side else ""))
+    if any(c.isspace() for c in tag):
+        raise IrBrightError(f"--tag {tag!r} contains white space: a TREC run tag cannot")
+    params = bm25.BM25Params(args.k1, args.b)
+    ranked = bm25.retrieve(dataset, params, query_side=args.query_side, k=args.depth)
+    if not args.output or args.output == "-":
+        bm25.write_trec(ranked, sys.stdout, tag)
+        return 0
+    target = Path(args.output)
+    if target.is_dir():
+        raise IrBrightError(f"-o {target} is a folder: give a file name, e.g. {target}/run.trec")
+    partial = target.with_name(target.name + ".part")
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        with open(partial, "w", encoding="utf-8") as out:
+            lines = bm25.write_trec(ranked, out, tag)
+        partial.replace(target)
+    except OSError as exc:
+        partial.unlink(missing_ok=True)
+        raise IrBrightError(f"cannot write the run {target} ({exc.strerror or exc})") from exc
+    except BaseException:
+        partial.unlink(missing_ok=True)
+        raise
+    logger.info("wrote %d lines to %s", lines, target)
+    return 0

@@ -1,0 +1,102 @@
+"""``ir-bright download ID [ID ...]``: fetch datasets' files ahead, for offline use later."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+
+from ..errors import IrBrightError
+
+logger = logging.getLogger(__name__)
+
+EPILOG = """examples:
+  ir-bright download bright/biology
+  ir-bright download bright/pony bright/pony-long
+  ir-bright download 'bright/pony*'               a glob: pony and all its variants
+  HF_HUB_OFFLINE=1 ir-bright bm25 bright/biology -o run.trec   later, without network
+Each file is verified (size and md5, or the hub's sha256) before it enters the cache, unless
+IR_BRIGHT_VERIFY=0. Files already cached are not fetched again. The summary goes to stdout."""
+
+
+def add_parser(subparsers) -> argparse.ArgumentParser:
+    parser = subparsers.add_parser(
+        "download",
+        help="fetch datasets' files ahead of use",
+        description="Fetch every hub file the given datasets read into the cache "
+        "(IR_DATASETS_HOME), so they work later without network.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("ids", nargs="+", metavar="ID", help="dataset ids or globs over them")
+    parser.add_argument(
+        "--dry-run", action="store_true", help="only say which files would be fetched"
+    )
+    parser.set_defaults(func=run)
+    return parser
+
+
+def resolve_ids(patterns: list[str]) -> list[str]:
+    """Expand globs over our ids; plain ids are checked (close-match errors)."""
+    from .. import registry
+    from .list import match_ids
+
+    ids: list[str] = []
+    for pattern in patterns:
+        if any(c in pattern for c in "*?["):
+            found = match_ids(pattern)
+            if not found:
+                raise IrBrightError(
+                    f"no dataset id matches {pattern!r}: run `ir-bright list` to see them all"
+                )
+            ids += found
+        else:
+            registry.load(pattern)
+            ids.append(pattern)
+    return list(dict.fromkeys(ids))
+
+
+def run(args: argparse.Namespace) -> int:
+    import ir_datasets
+    from tqdm.auto import tqdm
+
+    from .. import hub
+
+    files = []
+    for dataset_id in resolve_ids(args.ids):
+        dataset = ir_datasets.load(dataset_id)
+        try:
+            found = list(dataset.hub_files())
+        except AttributeError:
+            raise IrBrightError(
+                f"{dataset_id} is not an ir_bright dataset: use `ir_datasets` to download it"
+            ) from None
+        files += found
+    files = list(dict.fromkeys(files))
+    missing = [f for f in files if not f.is_cached()]
+    if args.dry_run:
+        for file in missing:
+            sys.stdout.write(f"{file.url}\t{file.size if file.size is not None else '?'}\n")
+        return 0
+    fetched = 0
+    with tqdm(total=len(missing), unit="file", desc="downloading", disable=None) as bar:
+        for file in missing:
+            path = file.fetch()
+            fetched += path.stat().st_size
+            bar.update(1)
+    verified = "verified" if hub.verification_enabled() else "NOT verified (IR_BRIGHT_VERIFY=0)"
+    sys.stdout.write(
+        f"fetched {len(missing)} file(s), {_human(fetched)}, {verified}; "
+        f"{len(files) - len(missing)} already cached; {len(files)} file(s) in all under "
+        f"{hub.cache_home()}\n"
+    )
+    return 0
+
+
+def _human(size: int) -> str:
+    value = float(size)
+    for unit in ("B", "KB", "MB", "GB", "TB"):
+        if value < 1024 or unit == "TB":
+            return f"{size} B" if unit == "B" else f"{value:.1f} {unit}"
+        value /= 1024
+    return f"{size} B"

@@ -1,0 +1,90 @@
+"""``ir-bright export ID docs|queries|qrels``: ir_datasets' export, with ir_bright's ids."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ..errors import IrBrightError
+
+EPILOG = """examples:
+  ir-bright export bright/biology queries                  tsv: query_id, text, ...
+  ir-bright export bright/biology queries --fields query_id gpt4_reason
+  ir-bright export bright/aops qrels                       TREC qrels (excluded docs: -100)
+  ir-bright export bright/pony docs --format jsonl > pony.jsonl
+The writers are ir_datasets' own (`python -m ir_datasets export`): the same columns and
+formats, here also for the ids ir_bright registers."""
+
+FORMATS = {"docs": ("tsv", "jsonl"), "queries": ("tsv", "jsonl"), "qrels": ("trec", "tsv", "jsonl")}
+
+
+def add_parser(subparsers) -> argparse.ArgumentParser:
+    parser = subparsers.add_parser(
+        "export",
+        help="write a dataset's docs, queries or qrels (tsv, jsonl, trec)",
+        description="Write a dataset's docs, queries or qrels to stdout.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("id", metavar="ID", help="a dataset id (see `ir-bright list`)")
+    parser.add_argument("entity", choices=tuple(FORMATS), help="what to export")
+    parser.add_argument(
+        "--format",
+        choices=("tsv", "jsonl", "trec"),
+        help="tsv or jsonl (docs, queries); trec (default), tsv or jsonl (qrels)",
+    )
+    parser.add_argument("--fields", nargs="+", help="only these fields, in this order")
+    parser.set_defaults(func=run)
+    return parser
+
+
+def run(args: argparse.Namespace) -> int:
+    from ir_datasets.commands import export as irds_export
+
+    from .. import registry
+
+    dataset = registry.load(args.id)
+    fmt = args.format or FORMATS[args.entity][0]
+    if fmt not in FORMATS[args.entity]:
+        raise IrBrightError(
+            f"--format {fmt} does not apply to {args.entity}: "
+            f"use one of {', '.join(FORMATS[args.entity])}"
+        )
+    if not getattr(dataset, f"has_{args.entity}")():
+        raise IrBrightError(f"{args.id} has no {args.entity}: pick a dataset id that has them")
+    record_cls = getattr(dataset, f"{args.entity}_cls")()
+    if args.fields:
+        unknown = [f for f in args.fields if f not in record_cls._fields]
+        if unknown:
+            raise IrBrightError(
+                f"{args.id} {args.entity} have no field {', '.join(unknown)}: "
+                f"choose --fields from {' '.join(record_cls._fields)}"
+            )
+    writers = (
+        irds_export.QRELS_EXPORTERS if args.entity == "qrels" else irds_export.DEFAULT_EXPORTERS
+    )
+    writer = writers[fmt](_plain_types(record_cls), sys.stdout, args.fields)
+    for record in getattr(dataset, f"{args.entity}_iter")():
+        writer.next(record)
+    writer.flush()
+    return 0
+
+
+def _plain_types(record_cls: type) -> type:
+    """``record_cls`` as ir_datasets' writers expect it: ``__annotations__`` holding types, not
+    strings (records declared under ``from __future__ import annotations``), and optional
+    text fields (``str | None``) seen as ``str``."""
+    import typing
+
+    try:
+        hints = typing.get_type_hints(record_cls)
+    except Exception:  # noqa: BLE001 - unresolvable hints: keep the class as it is
+        return record_cls
+    plain = {}
+    for name in record_cls._fields:
+        hint = hints.get(name, str)
+        args = [a for a in typing.get_args(hint) if a is not type(None)]
+        if args and len(args) == 1 and args[0] in (str, int, float):
+            hint = args[0]
+        plain[name] = hint
+    return type(record_cls.__name__, (), {"_fields": record_cls._fields, "__annotations__": plain})

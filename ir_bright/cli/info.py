@@ -1,0 +1,143 @@
+"""``ir-bright info ID``: what a dataset is, its official measures, counts and cache paths."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import logging
+import sys
+from typing import Any
+
+logger = logging.getLogger(__name__)
+
+EPILOG = """examples:
+  ir-bright info bright/biology
+  ir-bright info bright/aops/gpt4-reason
+  ir-bright info bright/pony-long --format json"""
+
+
+def add_parser(subparsers) -> argparse.ArgumentParser:
+    parser = subparsers.add_parser(
+        "info",
+        help="documentation, official measures, counts and cache paths of a dataset",
+        description="Describe one dataset: documentation, official measures, counts, the hub "
+        "files it reads and where they are cached, and its cached BM25 indexes.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("id", metavar="ID", help="a dataset id (see `ir-bright list`)")
+    parser.add_argument("--format", choices=("text", "json"), default="text")
+    parser.set_defaults(func=run)
+    return parser
+
+
+def describe(dataset_id: str) -> dict[str, Any]:
+    """Everything ``info`` prints, as a dict."""
+    from .. import registry
+    from .list import counts
+
+    dataset = registry.load(dataset_id)
+    try:
+        doc = dict(dataset.documentation())
+    except AttributeError:
+        doc = {}
+    files = []
+    try:
+        hub_files = list(dataset.hub_files())
+    except AttributeError:
+        hub_files = []
+    for file in hub_files:
+        cached = file.cached_path()
+        files.append(
+            {
+                "path": file.path,
+                "url": file.url,
+                "size": file.size,
+                "cached": cached is not None,
+                "local_path": str(cached or file.local_path),
+            }
+        )
+    info = {
+        "id": dataset_id,
+        "name": doc.get("pretty_name"),
+        "description": doc.get("desc"),
+        "official_measures": list(doc.get("official_measures") or []),
+        "website": doc.get("website"),
+        "counts": counts(dataset),
+        "files": files,
+        "bm25_indexes": _bm25_indexes(dataset),
+    }
+    summary = _mm_summary(dataset_id, hub_files)
+    if summary is not None:
+        info["summary"] = summary
+    return info
+
+
+def _bm25_indexes(dataset: Any) -> list[str]:
+    try:
+        from ..bm25 import index_folder
+
+        root = index_folder(dataset).parent
+    except Exception:  # noqa: BLE001 - no docs, or no docs file
+        return []
+    if not root.is_dir():
+        return []
+    return sorted(str(p) for p in root.iterdir() if (p / "ir_bright.json").is_file())
+
+
+def _mm_summary(dataset_id: str, hub_files: list[Any]) -> Any:
+    if not dataset_id.startswith("mm-bright/") or not all(f.is_cached() for f in hub_files):
+        return None
+    try:
+        summary = getattr(importlib.import_module("ir_bright.mmbright"), "summary", None)
+    except ImportError:
+        return None
+    if summary is None:
+        return None
+    try:
+        return summary(dataset_id)
+    except Exception as exc:  # noqa: BLE001 - the summary is an optional extra
+        logger.warning("no MM-BRIGHT summary for %s: %s", dataset_id, exc)
+        return None
+
+
+def run(args: argparse.Namespace) -> int:
+    info = describe(args.id)
+    out = sys.stdout
+    if args.format == "json":
+        json.dump(info, out, indent=1, default=str)
+        out.write("\n")
+        return 0
+    lines = [info["id"] + (f": {info['name']}" if info["name"] else "")]
+    if info["description"]:
+        lines += ["", info["description"].strip(), ""]
+    if info["website"]:
+        lines.append(f"website: {info['website']}")
+    measures = ", ".join(info["official_measures"]) or "none named"
+    lines.append(f"official measures: {measures} (scored by `ir-bright evaluate {info['id']} RUN`)")
+    lines.append(
+        "counts: " + ", ".join(f"{k} {'?' if v is None else v}" for k, v in info["counts"].items())
+    )
+    if info["files"]:
+        lines.append("files:")
+        for file in info["files"]:
+            state = "cached" if file["cached"] else "not cached"
+            lines.append(f"  {file['path']} ({_size(file['size'])}, {state}): {file['local_path']}")
+    for folder in info["bm25_indexes"]:
+        lines.append(f"bm25 index: {folder}")
+    if "summary" in info:
+        summary = info["summary"]
+        lines.append("summary:")
+        if isinstance(summary, dict):
+            lines += [f"  {k}: {v}" for k, v in summary.items()]
+        else:
+            lines += ["  " + line for line in str(summary).splitlines()]
+    out.write("\n".join(lines) + "\n")
+    return 0
+
+
+def _size(size: int | None) -> str:
+    if size is None:
+        return "size unknown"
+    return f"{size / 1e6:.1f} MB" if size >= 100_000 else f"{size} bytes"
