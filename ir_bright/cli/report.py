@@ -1,0 +1,85 @@
+"""``ir-bright report RUNS... --benchmark NAME``: the paper's table from a folder of runs."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+
+EPILOG = """run files are found by name: the dataset id with each / written __, plus .trec, .run,
+.txt or .tsv (optionally .gz), e.g. bright__biology.trec, bright__pony-long.run.gz,
+mm-bright__academia__task1.trec. A folder of such files is one system (named after the
+folder); a folder of such folders is one system per sub-folder; loose files and ID=PATH
+arguments form one system named --name.
+
+examples:
+  for d in biology earth-science economics psychology robotics stackoverflow \\
+           sustainable-living leetcode pony aops theoremqa-questions theoremqa-theorems; do
+    ir-bright bm25 bright/$d -o runs/bm25/bright__$d.trec; done
+  ir-bright report runs/bm25 --benchmark bright
+  ir-bright report runs/ --benchmark bright --reference paper-bm25 --plot bright.png
+  ir-bright report bright/pony=pony.trec bright/aops=aops.trec --name mine --format json
+  ir-bright report runs/long --benchmark bright-long --format latex
+references (published rows, --reference): bright: paper-bm25, paper-bm25-gpt4-reason,
+pyserini-bm25, pyserini-bm25-query-side; bright-long: paper-bm25 (average only);
+mm-bright-task1..3: paper-<model> (averages only), e.g. paper-bm25."""
+
+
+def add_parser(subparsers) -> argparse.ArgumentParser:
+    from ..report import benchmark_names
+
+    parser = subparsers.add_parser(
+        "report",
+        help="the paper's per-domain table (and a bar chart) from runs",
+        description="Score one run per dataset officially and print the paper's table: one "
+        "row per system, one column per domain plus the macro average, x100 with one decimal.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "runs", nargs="+", metavar="RUN_DIR_OR_FILE", help="folders, run files or ID=PATH"
+    )
+    parser.add_argument("--benchmark", "-b", required=True, choices=benchmark_names())
+    parser.add_argument(
+        "--format", choices=("markdown", "csv", "latex", "json"), default="markdown"
+    )
+    parser.add_argument(
+        "-m", "--measure", help="another measure than the benchmark's headline, e.g. R@100"
+    )
+    parser.add_argument(
+        "--reference",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="add a published row (repeatable or comma-separated), e.g. paper-bm25",
+    )
+    parser.add_argument("--plot", metavar="FILE.png", help="also draw a grouped bar chart")
+    parser.add_argument("--name", default="run", help="system name of loose files and ID=PATH")
+    parser.set_defaults(func=run)
+    return parser
+
+
+def run(args: argparse.Namespace) -> int:
+    from .. import report
+
+    bench = report.benchmark(args.benchmark)
+    names = [n.strip() for value in args.reference for n in value.split(",") if n.strip()]
+    if args.plot and not args.plot.lower().endswith(".png"):
+        raise report.ReportError(f"--plot {args.plot}: the chart is a PNG, name it FILE.png")
+    measure = args.measure or bench.measure
+    if names:  # check before the (long) scoring
+        report.reference_rows(names, bench, str(_parse(measure)))
+    systems = report.collect(args.runs, bench, args.name)
+    table = report.score(systems, bench, measure)
+    table.rows += report.reference_rows(names, bench, table.measure)
+    if args.plot:
+        logging.getLogger("matplotlib").setLevel(logging.WARNING)  # its font-cache chatter
+        report.plot(table, args.plot)
+    sys.stdout.write(report.format_table(table, args.format))
+    return 0
+
+
+def _parse(measure: str):
+    from ..evaluate import parse_measures
+
+    return parse_measures([measure])[0]

@@ -1,0 +1,410 @@
+"""Paper-style tables (and a bar chart) from a folder of runs, scored officially.
+
+A *benchmark* (``etc/benchmarks.json``) is an ordered list of dataset ids with the column labels
+the papers print and a headline measure: ``bright`` (12 domains, nDCG@10), ``bright-long``
+(8 domains, R@1), ``mm-bright-task1`` ... ``mm-bright-task4`` (29 domains, nDCG@10).
+
+Finding the runs (:func:`collect`). Each argument is one of
+
+- ``ID=PATH``: the run of dataset ``ID``;
+- a run file: its dataset is read from its name (below);
+- a folder holding run files named after datasets: one system, named after the folder;
+- a folder of such folders: one system per sub-folder.
+
+File-naming rule: the file name without its extensions (``.gz``, then ``.trec``, ``.run``,
+``.txt`` or ``.tsv``) is the dataset id with each ``/`` written ``__`` (two underscores):
+``bright__biology.trec``, ``bright__pony-long.run.gz``, ``mm-bright__academia__task1.trec``.
+Loose files and ``ID=PATH`` arguments form one system named ``--name`` (default ``run``).
+
+Every run is scored with :func:`ir_bright.evaluate.evaluate` (the official protocol); a cell is
+the mean over the dataset's queries x100, printed with one decimal; the average is the
+unweighted mean of the domains, printed only when the system has a run for every domain.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import logging
+import math
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from .errors import IrBrightError, require
+
+__all__ = [
+    "Benchmark",
+    "System",
+    "Table",
+    "benchmark",
+    "collect",
+    "dataset_from_filename",
+    "filename_for",
+    "format_table",
+    "plot",
+    "reference_rows",
+    "score",
+]
+
+logger = logging.getLogger(__name__)
+
+RUN_SUFFIXES = (".trec", ".run", ".txt", ".tsv")
+AVERAGE = "Avg"
+DEFAULT_SYSTEM = "run"
+
+
+class ReportError(IrBrightError, ValueError):
+    """Runs or options that do not make a report."""
+
+
+@dataclass(frozen=True)
+class Benchmark:
+    """An ordered set of datasets reported together."""
+
+    name: str
+    title: str
+    measure: str
+    ids: tuple[str, ...]
+    labels: tuple[str, ...]
+
+
+@dataclass
+class System:
+    """One row: a name and a run path per dataset id."""
+
+    name: str
+    runs: dict[str, Path] = field(default_factory=dict)
+
+
+@dataclass
+class Row:
+    """A scored row: values (fractions, not x100) by dataset id; None where no run."""
+
+    name: str
+    values: dict[str, float | None]
+    average: float | None
+    reference: bool = False
+
+
+@dataclass
+class Table:
+    """The report: a benchmark, a measure and its rows."""
+
+    benchmark: Benchmark
+    measure: str
+    rows: list[Row]
+
+
+@cache
+def _etc(name: str) -> dict[str, Any]:
+    from .registry import etc_json
+
+    return etc_json(name)
+
+
+def benchmark_names() -> list[str]:
+    """The benchmarks ``report`` knows."""
+    return list(_etc("benchmarks.json")["benchmarks"])
+
+
+def benchmark(name: str) -> Benchmark:
+    """The benchmark called ``name``; unknown names raise a one-line error."""
+    known = _etc("benchmarks.json")["benchmarks"]
+    if name not in known:
+        raise ReportError(f"unknown benchmark {name!r}: choose one of {', '.join(known)}")
+    spec = known[name]
+    return Benchmark(
+        name=name,
+        title=spec["title"],
+        measure=spec["measure"],
+        ids=tuple(c["id"] for c in spec["columns"]),
+        labels=tuple(c["label"] for c in spec["columns"]),
+    )
+
+
+def filename_for(dataset_id: str, suffix: str = ".trec") -> str:
+    """The run file name of ``dataset_id`` under the naming rule: ``bright__biology.trec``."""
+    return dataset_id.replace("/", "__") + suffix
+
+
+def dataset_from_filename(name: str) -> str:
+    """The dataset id a run file name stands for (the inverse of :func:`filename_for`)."""
+    stem = name
+    if stem.endswith(".gz"):
+        stem = stem[:-3]
+    for suffix in RUN_SUFFIXES:
+        if stem.endswith(suffix):
+            stem = stem[: -len(suffix)]
+            break
+    return stem.replace("__", "/")
+
+
+def collect(arguments: Sequence[str], bench: Benchmark, name: str = DEFAULT_SYSTEM) -> list[System]:
+    """The systems and their runs found from the command line's arguments (module docstring)."""
+    wanted = set(bench.ids)
+    loose = System(name)
+    systems: list[System] = []
+    for argument in arguments:
+        if "=" in argument and not Path(argument).exists():
+            dataset_id, _, path = argument.partition("=")
+            path = Path(path)
+            if dataset_id not in wanted:
+                raise ReportError(
+                    f"{argument}: {dataset_id!r} is not a dataset of benchmark {bench.name} "
+                    f"(its ids: {bench.ids[0]} ... {bench.ids[-1]})"
+                )
+            if not path.is_file():
+                raise ReportError(f"{argument}: no run file {path}")
+            _add(loose, dataset_id, path)
+            continue
+        path = Path(argument)
+        if path.is_file():
+            dataset_id = dataset_from_filename(path.name)
+            if dataset_id not in wanted:
+                raise ReportError(
+                    f"{path}: the file name names no dataset of {bench.name}: name runs "
+                    f"{filename_for(bench.ids[0])} (the id, / written __) or pass ID=PATH"
+                )
+            _add(loose, dataset_id, path)
+        elif path.is_dir():
+            found = _folder_system(path, wanted)
+            if found.runs:
+                systems.append(found)
+                continue
+            subsystems = [
+                _folder_system(sub, wanted) for sub in sorted(path.iterdir()) if sub.is_dir()
+            ]
+            subsystems = [s for s in subsystems if s.runs]
+            if not subsystems:
+                raise ReportError(
+                    f"{path}: no run file named after a dataset of {bench.name} in it or its "
+                    f"sub-folders: name them like {filename_for(bench.ids[0])}"
+                )
+            systems += subsystems
+        else:
+            raise ReportError(f"{argument}: no such file or folder")
+    if loose.runs:
+        systems.insert(0, loose)
+    names = [s.name for s in systems]
+    duplicates = sorted({n for n in names if names.count(n) > 1})
+    if duplicates:
+        raise ReportError(
+            f"two systems are called {duplicates[0]!r}: give the folders distinct names"
+        )
+    if not systems:
+        raise ReportError("no runs given: pass a folder of runs, run files or ID=PATH")
+    return systems
+
+
+def _folder_system(folder: Path, wanted: set[str]) -> System:
+    system = System(folder.resolve().name)
+    for path in sorted(folder.iterdir()):
+        if path.is_file() and dataset_from_filename(path.name) in wanted:
+            _add(system, dataset_from_filename(path.name), path)
+    return system
+
+
+def _add(system: System, dataset_id: str, path: Path) -> None:
+    if dataset_id in system.runs and system.runs[dataset_id] != path:
+        raise ReportError(
+            f"two runs for {dataset_id} in {system.name!r}: {system.runs[dataset_id]} and {path}"
+        )
+    system.runs[dataset_id] = path
+
+
+def score(
+    systems: Sequence[System],
+    bench: Benchmark,
+    measure: str | None = None,
+    progress: bool = True,
+) -> Table:
+    """Score every run officially; one :class:`Row` per system."""
+    from tqdm.auto import tqdm
+
+    from .evaluate import Scorer, parse_measures
+
+    measure = measure or bench.measure
+    parsed = parse_measures([measure])[0]
+    key = str(parsed)
+    values: dict[str, dict[str, float | None]] = {s.name: {} for s in systems}
+    total = sum(len(s.runs) for s in systems)
+    with tqdm(total=total, unit="run", desc="scoring", disable=not progress or None) as bar:
+        for dataset_id in bench.ids:
+            scorer = None
+            for system in systems:
+                path = system.runs.get(dataset_id)
+                if path is None:
+                    values[system.name][dataset_id] = None
+                    continue
+                scorer = scorer or Scorer(dataset_id, [parsed])  # qrels read once per dataset
+                result = scorer.evaluate(str(path), str(path))
+                values[system.name][dataset_id] = float(result[key])
+                bar.update(1)
+    rows = []
+    for system in systems:
+        row_values = values[system.name]
+        missing = [d for d in bench.ids if row_values[d] is None]
+        if missing:
+            logger.warning(
+                "%s has no run for %d of %d datasets (%s ...): no average",
+                system.name,
+                len(missing),
+                len(bench.ids),
+                missing[0],
+            )
+        rows.append(Row(system.name, row_values, _mean(row_values.values())))
+    return Table(bench, key, rows)
+
+
+def _mean(values: Iterable[float | None]) -> float | None:
+    values = list(values)
+    if not values or any(v is None for v in values):
+        return None
+    return sum(values) / len(values)
+
+
+def reference_names(bench: Benchmark) -> list[str]:
+    """The published rows available for ``bench``."""
+    return list(_etc("reference.json")["references"].get(bench.name, {}))
+
+
+def reference_rows(names: Iterable[str], bench: Benchmark, measure: str) -> list[Row]:
+    """Published rows (``etc/reference.json``) as :class:`Row` s (fractions, like scores)."""
+    available = _etc("reference.json")["references"].get(bench.name, {})
+    rows = []
+    for name in names:
+        if name not in available:
+            hint = ", ".join(available) if available else "none are published"
+            raise ReportError(
+                f"no published row {name!r} for benchmark {bench.name}: choose from {hint}"
+            )
+        if measure != bench.measure:
+            raise ReportError(
+                f"the published rows are {bench.measure}, the table is {measure}: "
+                "drop --reference or --measure"
+            )
+        spec = available[name]
+        values = {
+            dataset_id: (spec["values"][label] / 100 if label in spec["values"] else None)
+            for dataset_id, label in zip(bench.ids, bench.labels)
+        }
+        average = spec.get("average")
+        rows.append(Row(spec["label"], values, None if average is None else average / 100, True))
+    return rows
+
+
+# -- output -----------------------------------------------------------------------------------
+
+
+def _cell(value: float | None) -> str:
+    return "-" if value is None else f"{value * 100:.1f}"
+
+
+def _grid(table: Table) -> tuple[list[str], list[list[str]]]:
+    header = ["system", *table.benchmark.labels, AVERAGE]
+    body = [
+        [row.name, *(_cell(row.values[d]) for d in table.benchmark.ids), _cell(row.average)]
+        for row in table.rows
+    ]
+    return header, body
+
+
+def format_table(table: Table, fmt: str = "markdown") -> str:
+    """The table as markdown, csv, latex or json text."""
+    if fmt == "json":
+        return json.dumps(_as_json(table), indent=1) + "\n"
+    header, body = _grid(table)
+    if fmt == "csv":
+        buffer = io.StringIO()
+        writer = csv.writer(buffer, lineterminator="\n")
+        writer.writerow(header)
+        writer.writerows(body)
+        return buffer.getvalue()
+    if fmt == "latex":
+        return _latex(table, header, body)
+    if fmt == "markdown":
+        lines = ["| " + " | ".join(header) + " |", "|---" + "|---:" * (len(header) - 1) + "|"]
+        lines += ["| " + " | ".join(cells) + " |" for cells in body]
+        return "\n".join(lines) + "\n"
+    raise ReportError(f"unknown format {fmt!r}: choose markdown, csv, latex or json")
+
+
+def _latex(table: Table, header: list[str], body: list[list[str]]) -> str:
+    def escape(text: str) -> str:
+        return re.sub(r"([&%$#_{}])", r"\\\1", text)
+
+    spec = "l" + "r" * (len(header) - 1)
+    lines = [
+        f"% {table.benchmark.title}, {table.measure} x100 (official protocol)",
+        f"\\begin{{tabular}}{{{spec}}}",
+        "\\toprule",
+        " & ".join(escape(h) for h in header) + " \\\\",
+        "\\midrule",
+    ]
+    lines += [" & ".join(escape(c) for c in cells) + " \\\\" for cells in body]
+    lines += ["\\bottomrule", "\\end{tabular}"]
+    return "\n".join(lines) + "\n"
+
+
+def _as_json(table: Table) -> dict[str, Any]:
+    return {
+        "benchmark": table.benchmark.name,
+        "measure": table.measure,
+        "columns": [
+            {"id": i, "label": label}
+            for i, label in zip(table.benchmark.ids, table.benchmark.labels)
+        ],
+        "rows": [
+            {
+                "system": row.name,
+                "reference": row.reference,
+                "values": row.values,
+                "average": row.average,
+            }
+            for row in table.rows
+        ],
+    }
+
+
+def plot(table: Table, path: str | Path) -> Path:
+    """Draw the table as a grouped bar chart (one group per domain plus the average) to PNG."""
+    matplotlib = require("matplotlib", "plot")
+    matplotlib.use("Agg", force=True)
+    import matplotlib.pyplot as plt
+
+    labels = [*table.benchmark.labels, AVERAGE]
+    n_rows = max(len(table.rows), 1)
+    width = 0.8 / n_rows
+    figure, axes = plt.subplots(figsize=(max(8.0, 0.55 * len(labels) * max(1, n_rows / 2)), 4.5))
+    for i, row in enumerate(table.rows):
+        values = [row.values[d] for d in table.benchmark.ids] + [row.average]
+        heights = [math.nan if v is None else v * 100 for v in values]
+        positions = [x - 0.4 + width * (i + 0.5) for x in range(len(labels))]
+        axes.bar(
+            positions,
+            heights,
+            width,
+            label=row.name,
+            hatch="//" if row.reference else None,
+            alpha=0.75 if row.reference else 1.0,
+        )
+    axes.set_xticks(range(len(labels)))
+    axes.set_xticklabels(labels, rotation=45 if len(labels) > 14 else 0, ha="right")
+    axes.set_ylabel(f"{table.measure} x100")
+    axes.set_title(f"{table.benchmark.title}, {table.measure} (official protocol)")
+    axes.legend(fontsize="small")
+    axes.grid(axis="y", alpha=0.3)
+    figure.tight_layout()
+    target = Path(path)
+    try:
+        figure.savefig(target, format="png", dpi=120)
+    except OSError as exc:
+        raise ReportError(f"cannot write the plot {target} ({exc.strerror or exc})") from exc
+    finally:
+        plt.close(figure)
+    return target
