@@ -19,12 +19,13 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, partial
 from typing import Any
 
 import pyarrow.parquet as pq
 from ir_datasets.datasets.base import Dataset
 
+from .. import hub
 from ..errors import DatasetNotFoundError
 from ..judgements import EXCLUDED
 from ..parquet import ParquetDocs
@@ -64,20 +65,23 @@ class _Domain:
     """The shared pieces of one domain's datasets (one object per domain and process)."""
 
     name: str
-    text_docs: ParquetDocs
     doc_images: ImageCorpus
     query_images: ImageCorpus
     pairs: dict[str, PairCorpus]
 
 
-@cache
 def _domain(name: str) -> _Domain:
-    counts = etc_json("mmbright_counts.json")[name]
+    """The pieces of ``name`` for the current cache folder (``IR_DATASETS_HOME`` is read per
+    call, so a changed home never serves another folder's stores)."""
+    return _domain_at(name, str(hub.cache_home()))
+
+
+@cache
+def _domain_at(name: str, home: str) -> _Domain:
     documents = file(DOCUMENTS, name)
     doc_images = ImageCorpus(DOC_IMAGES, name)
     return _Domain(
         name=name,
-        text_docs=ParquetDocs(documents, namespace=f"{NAMESPACE}/{name}", count=counts["passages"]),
         doc_images=doc_images,
         query_images=ImageCorpus(QUERY_IMAGES, name),
         pairs={rule: PairCorpus(name, rule, documents, doc_images) for rule in ("paper", "legacy")},
@@ -102,11 +106,18 @@ def datasets() -> dict[str, Dataset]:
 
 def _domain_datasets(name: str, pretty: str, docs_yaml: dict[str, Any]) -> dict[str, Dataset]:
     counts = etc_json("mmbright_counts.json")[name]
-    parts = _domain(name)
+    text_docs = ParquetDocs(file(DOCUMENTS, name), f"{NAMESPACE}/{name}", count=counts["passages"])
     collection = docs_yaml["collection"]
     files = {config: file(config, name) for config in (DOCUMENTS, EXAMPLES, MULTIMODAL)}
-    files[DOC_IMAGES] = parts.doc_images.hub_file
-    files[QUERY_IMAGES] = parts.query_images.hub_file
+    files[DOC_IMAGES] = file(DOC_IMAGES, name)
+    files[QUERY_IMAGES] = file(QUERY_IMAGES, name)
+
+    def doc_images() -> ImageCorpus:
+        return _domain(name).doc_images
+
+    def query_images() -> ImageCorpus:
+        return _domain(name).query_images
+
     base = f"{NAMESPACE}/{name}"
 
     def doc(title: str, desc: str) -> Documentation:
@@ -125,36 +136,36 @@ def _domain_datasets(name: str, pretty: str, docs_yaml: dict[str, Any]) -> dict[
     result = {
         base: dataset(
             base,
-            parts.text_docs,
+            text_docs,
             doc("text corpus", docs_yaml["corpus"]["desc"]),
             metadata=passages,
             files=[files[DOCUMENTS]],
         )
     }
     tasks = docs_yaml["tasks"]
-    mm_queries = MultimodalQueries(name, parts.query_images)
+    mm_queries = MultimodalQueries(name, query_images)
     mm_files = [files[MULTIMODAL], files[QUERY_IMAGES]]
     components = {
         "task1": (
-            [parts.text_docs, TextQueries(name), TextQrels(name, EXAMPLES)],
+            [text_docs, TextQueries(name), TextQrels(name, EXAMPLES)],
             dict(passages, queries={"count": counts["task1_queries"]}),
             [files[DOCUMENTS], files[EXAMPLES]],
         ),
         "task2": (
-            [parts.text_docs, mm_queries, TextQrels(name, MULTIMODAL)],
+            [text_docs, mm_queries, TextQrels(name, MULTIMODAL)],
             dict(passages, **multimodal),
             [files[DOCUMENTS], *mm_files],
         ),
         "task3": (
-            [ImageDocs(parts.doc_images, counts["decodable_images"]), mm_queries, ImageQrels(name)],
+            [ImageDocs(name, doc_images, counts["decodable_images"]), mm_queries, ImageQrels(name)],
             dict(multimodal, docs={"count": counts["decodable_images"]}),
             [files[DOC_IMAGES], *mm_files],
         ),
     }
     for task, rule in KEY_RULE_OF_TASK.items():
-        corpus = parts.pairs[rule]
+        corpus = partial(_pairs, name, rule)
         components[task] = (
-            [PairDocs(corpus), mm_queries, PairQrels(corpus)],
+            [PairDocs(name, rule, corpus), mm_queries, PairQrels(corpus)],
             dict(multimodal),
             [files[DOCUMENTS], files[DOC_IMAGES], *mm_files],
         )
@@ -169,6 +180,10 @@ def _domain_datasets(name: str, pretty: str, docs_yaml: dict[str, Any]) -> dict[
             files=task_files,
         )
     return result
+
+
+def _pairs(name: str, rule: str) -> PairCorpus:
+    return _domain(name).pairs[rule]
 
 
 def summary(dataset_id: str) -> dict[str, int]:

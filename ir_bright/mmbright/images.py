@@ -14,7 +14,7 @@ import io
 import json
 import logging
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from functools import cached_property
 from pathlib import Path
 
@@ -158,9 +158,10 @@ class ImageDocstore(Docstore):
 
     def get_many_iter(self, doc_ids: Iterable[str]) -> Iterator[MMBrightImageDoc]:
         """The images of the ids that are in the corpus, in the order asked."""
-        formats = self._corpus.formats
+        corpus = self._corpus
+        formats = corpus.formats
         for doc_id in doc_ids:
-            data = self._corpus.image(doc_id)
+            data = corpus.image(doc_id)
             if data is not None:
                 yield MMBrightImageDoc(doc_id, data, formats[doc_id])
 
@@ -168,15 +169,17 @@ class ImageDocstore(Docstore):
 class ImageDocs(BaseDocs):
     """Task 3's corpus: the domain's decodable ``document_images`` (doc id = path)."""
 
-    def __init__(self, corpus: ImageCorpus, count: int | None):
+    def __init__(self, domain: str, corpus: Callable[[], ImageCorpus], count: int | None):
+        self._domain = domain
         self._corpus = corpus
         self._count = count
 
     def docs_iter(self) -> Iterator[MMBrightImageDoc]:
         """Every decodable image once, in the config's row order (bytes from the memory map)."""
-        formats = self._corpus.formats
+        corpus = self._corpus()
+        formats = corpus.formats
         emitted: set[str] = set()
-        for batch in self._corpus.store.batches():
+        for batch in corpus.store.batches():
             blobs = batch.column(BYTES)
             for i, path in enumerate(batch.column(PATH).to_pylist()):
                 if path in formats and path not in emitted:
@@ -185,7 +188,7 @@ class ImageDocs(BaseDocs):
 
     def docs_store(self, field: str = "doc_id") -> ImageDocstore:
         """Random access by path; only the id -> row index is held in memory."""
-        return ImageDocstore(self._corpus)
+        return ImageDocstore(self._corpus())
 
     def docs_count(self) -> int | None:
         """The number of decodable images (from the published counts)."""
@@ -197,7 +200,7 @@ class ImageDocs(BaseDocs):
 
     def docs_namespace(self) -> str:
         """The domain's images."""
-        return f"mm-bright/{self._corpus.domain}/images"
+        return f"mm-bright/{self._domain}/images"
 
     def docs_lang(self) -> None:
         """Images have no language."""

@@ -9,7 +9,7 @@ thousand paths, and lookups by pair id read one passage and one image from memor
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from functools import cached_property
 
 import pyarrow as pa
@@ -127,16 +127,18 @@ class PairDocstore(Docstore):
 class PairDocs(BaseDocs):
     """ir_datasets docs component of a :class:`PairCorpus`."""
 
-    def __init__(self, corpus: PairCorpus):
+    def __init__(self, domain: str, rule: str, corpus: Callable[[], PairCorpus]):
+        self._domain = domain
+        self._rule = rule
         self._corpus = corpus
 
     def docs_iter(self) -> Iterator[MMBrightPairDoc]:
         """Every pair, generated in corpus order."""
-        return self._corpus.pairs()
+        return self._corpus().pairs()
 
     def docs_store(self, field: str = "doc_id") -> PairDocstore:
         """Random access by pair id."""
-        return PairDocstore(self._corpus)
+        return PairDocstore(self._corpus())
 
     def docs_count(self) -> None:
         """Not published; ``ir_bright.mmbright.summary`` counts the pairs."""
@@ -148,7 +150,7 @@ class PairDocs(BaseDocs):
 
     def docs_namespace(self) -> str:
         """Pairs differ per key rule."""
-        return f"mm-bright/{self._corpus.domain}/pairs-{self._corpus.rule}"
+        return f"mm-bright/{self._domain}/pairs-{self._rule}"
 
     def docs_lang(self) -> str:
         """The passages' language."""

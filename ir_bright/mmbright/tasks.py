@@ -14,7 +14,7 @@ Exclusions travel as qrels of :data:`~ir_bright.judgements.EXCLUDED`, as for BRI
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from ir_datasets.formats import BaseQrels, BaseQueries, TrecQrel
@@ -73,14 +73,15 @@ class TextQueries(_Queries):
 class MultimodalQueries(_Queries):
     """Tasks 2-4's queries: the ``examples_multimodal`` rows with their decodable images."""
 
-    def __init__(self, domain: str, images: ImageCorpus):
+    def __init__(self, domain: str, images: Callable[[], ImageCorpus]):
         super().__init__(domain)
         self._images = images
 
     def queries_iter(self) -> Iterator[MMBrightMultimodalQuery]:
         """``MMBrightMultimodalQuery`` records in the hub's row order."""
+        images = self._images()
         for row in query_rows(MULTIMODAL, self._domain):
-            ids, blobs, _, _ = self._images.resolve(row.image_paths)
+            ids, blobs, _, _ = images.resolve(row.image_paths)
             yield MMBrightMultimodalQuery(
                 row.query_id, row.text, tuple(ids), tuple(blobs), row.gold_answers
             )
@@ -187,9 +188,9 @@ class PairQrels(_Qrels):
 
     DEFS = PAIR_QRELS
 
-    def __init__(self, corpus: PairCorpus):
+    def __init__(self, corpus: Callable[[], PairCorpus]):
         self._corpus = corpus
 
     def qrels_iter(self) -> Iterator[TrecQrel]:
         """The qrels query by query, in row order."""
-        yield from task4_judgements(self._corpus).qrels
+        yield from task4_judgements(self._corpus()).qrels
