@@ -24,6 +24,8 @@ before the ranking is cut to --depth."""
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
+    from .list import one_line_errors
+
     parser = subparsers.add_parser(
         "bm25",
         help="run the BM25 baseline and write a TREC run",
@@ -46,7 +48,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     )
     parser.add_argument("--tag", help="run tag (default ir_bright-bm25[-qs])")
     parser.set_defaults(func=run)
-    return parser
+    return one_line_errors(parser)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -19,6 +19,8 @@ FORMATS = {"docs": ("tsv", "jsonl"), "queries": ("tsv", "jsonl"), "qrels": ("tre
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
+    from .list import one_line_errors
+
     parser = subparsers.add_parser(
         "export",
         help="write a dataset's docs, queries or qrels (tsv, jsonl, trec)",
@@ -35,7 +37,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     )
     parser.add_argument("--fields", nargs="+", help="only these fields, in this order")
     parser.set_defaults(func=run)
-    return parser
+    return one_line_errors(parser)
 
 
 def run(args: argparse.Namespace) -> int:

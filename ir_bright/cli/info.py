@@ -18,6 +18,8 @@ EPILOG = """examples:
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
+    from .list import one_line_errors
+
     parser = subparsers.add_parser(
         "info",
         help="documentation, official measures, counts and cache paths of a dataset",
@@ -29,7 +31,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     parser.add_argument("id", metavar="ID", help="a dataset id (see `ir-bright list`)")
     parser.add_argument("--format", choices=("text", "json"), default="text")
     parser.set_defaults(func=run)
-    return parser
+    return one_line_errors(parser)
 
 
 def describe(dataset_id: str) -> dict[str, Any]:

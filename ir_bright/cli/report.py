@@ -27,6 +27,7 @@ mm-bright-task1..3: paper-<model> (averages only), e.g. paper-bm25."""
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
     from ..report import benchmark_names
+    from .list import one_line_errors
 
     parser = subparsers.add_parser(
         "report",
@@ -56,7 +57,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     parser.add_argument("--plot", metavar="FILE.png", help="also draw a grouped bar chart")
     parser.add_argument("--name", default="run", help="system name of loose files and ID=PATH")
     parser.set_defaults(func=run)
-    return parser
+    return one_line_errors(parser)
 
 
 def run(args: argparse.Namespace) -> int:
