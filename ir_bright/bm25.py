@@ -199,9 +199,9 @@ class BM25Index:
                 ids = batch.column("doc_id")
                 texts = batch.column("text").to_pylist()
                 docs, terms, tfs, lens = _count_batch(texts, vocab)
-                parts_doc.append(docs + offset)
-                parts_term.append(terms)
-                parts_tf.append(tfs)
+                parts_doc.append((docs + offset).astype(np.int32))  # 12 bytes a posting
+                parts_term.append(terms.astype(np.int32))
+                parts_tf.append(tfs.astype(np.float32))
                 lengths.append(lens)
                 doc_ids.append(ids.cast(pa.string()))
                 offset += len(texts)
@@ -209,31 +209,40 @@ class BM25Index:
         num_docs = offset
         if num_docs == 0:
             raise IrBrightError("the corpus has no documents: nothing to index")
-        doc = np.concatenate(parts_doc).astype(np.int32, copy=False)
-        term = np.concatenate(parts_term).astype(np.int32, copy=False)
-        tf = np.concatenate(parts_tf).astype(np.float32, copy=False)
-        del parts_doc, parts_term, parts_tf
-        length = np.concatenate(lengths).astype(np.float64)
-        avgdl = float(length.sum() / num_docs) or 1.0
+        term = _concat(parts_term)
         vocab_size = len(vocab)
         df = np.bincount(term, minlength=vocab_size)
+        order = np.argsort(term, kind="stable")  # by term, then by doc (docs were ascending)
+        del term
+        doc = _concat(parts_doc)[order]
+        tf = _concat(parts_tf)[order]
+        del order
+        length = np.concatenate(lengths).astype(np.float64)
+        avgdl = float(length.sum() / num_docs) or 1.0
         idf = np.array([_score_idf_lucene(int(n), num_docs) for n in df], dtype=np.float64)
         k1, b = params
-        norm = k1 * (1 - b + b * length / avgdl)
-        data = (idf[term] * (tf / (tf + norm[doc]))).astype(np.float32)
-        order = np.argsort(term, kind="stable")  # by term, then by doc (docs were ascending)
+        norm = (k1 * (1 - b + b * length / avgdl)).astype(np.float32)
         indptr = np.zeros(vocab_size + 1, dtype=np.int64)
         np.cumsum(df, out=indptr[1:])
+        data = np.empty(len(doc), dtype=np.float32)
+        chunk = 1 << 22  # bounded temporaries
+        term_starts = indptr[:-1]
+        for lo in range(0, len(doc), chunk):
+            hi = min(lo + chunk, len(doc))
+            terms_here = np.searchsorted(term_starts, np.arange(lo, hi), side="right") - 1
+            tf_here = tf[lo:hi]
+            weight = tf_here / (tf_here + norm[doc[lo:hi]])
+            data[lo:hi] = idf[terms_here].astype(np.float32) * weight
+        del tf, norm
         retriever = bm25s.BM25(k1=k1, b=b, method="lucene", dtype="float32", int_dtype="int32")
         retriever.scores = {
-            "data": data[order],
-            "indices": doc[order],
+            "data": data,
+            "indices": doc,
             "indptr": indptr,
             "num_docs": num_docs,
         }
         retriever.vocab_dict = vocab
         retriever.nonoccurrence_array = None
-        del data, order, doc, term, tf
         return cls(
             retriever=retriever,
             doc_ids=pa.concat_arrays(doc_ids) if doc_ids else pa.array([], pa.string()),
@@ -355,6 +364,13 @@ def top_rows(scores: np.ndarray, k: int, excluded: np.ndarray | None = None) -> 
         fill = np.flatnonzero(allowed & (scores <= 0))[: k - len(rows)]
         rows = np.concatenate([rows, fill])
     return rows
+
+
+def _concat(parts: list[np.ndarray]) -> np.ndarray:
+    """Concatenate and empty ``parts`` (so the pieces can be freed)."""
+    result = np.concatenate(parts) if parts else np.empty(0, dtype=np.int32)
+    parts.clear()
+    return result
 
 
 def _count_batch(texts: Sequence[str | None], vocab: dict[str, int]):

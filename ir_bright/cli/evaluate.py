@@ -1,0 +1,138 @@
+"""``ir-bright evaluate DATASET RUN [RUN ...]``: official scores of TREC run files.
+
+Every run is read and scored before anything is printed, so a bad run gives one error line
+(exit status 2) and no partial table. Results go to stdout, warnings to stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from ..evaluate import Scorer
+
+FORMATS = ("table", "json", "csv")
+Results = list[tuple[str, dict[str, Any]]]  # (run path, scores) in command-line order
+MEAN_ROW = "all"
+
+EPILOG = """\
+Every measure is computed under the official protocol: each query's excluded documents are
+removed from its ranking and the ranking is cut to its 1,000 best before scoring, so the
+numbers match the benchmark's own scripts (stock trec_eval scores lower on aops, leetcode and
+theoremqa-questions). Queries missing from a run count as 0. A run file repeating a
+(query, doc) pair is refused, as trec_eval refuses it.
+
+examples:
+  ir-bright evaluate bright/aops bm25.run
+  ir-bright evaluate bright/biology a.run b.run.gz -m nDCG@10 -m R@100 -m RR
+  ir-bright evaluate bright/pony-long run.txt --per-query --format csv > per_query.csv
+  ir-bright evaluate bright/leetcode/gpt4-reason run.trec --format json
+"""
+
+
+def add_parser(subparsers: Any) -> argparse.ArgumentParser:
+    """Add the ``evaluate`` subcommand."""
+    parser = subparsers.add_parser(
+        "evaluate",
+        help="score TREC run files under the official protocol",
+        description="Score TREC run files on a BRIGHT or MM-BRIGHT dataset under the\n"
+        "official protocol: one row per run, one column per measure.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("dataset", metavar="DATASET", help="dataset id, e.g. bright/aops")
+    parser.add_argument(
+        "runs",
+        metavar="RUN",
+        nargs="+",
+        help="TREC run file (query Q0 doc rank score tag), plain or gzip",
+    )
+    parser.add_argument(
+        "-m",
+        "--measure",
+        dest="measures",
+        action="append",
+        metavar="MEASURE",
+        help="measure in ir_measures syntax (nDCG@10, R@1, AP@100, RR, ...); repeatable; "
+        "default: the dataset's official measures",
+    )
+    parser.add_argument(
+        "--per-query",
+        action="store_true",
+        help=f"one row per run and query, then the run's mean as query '{MEAN_ROW}'",
+    )
+    parser.add_argument("--format", choices=FORMATS, default="table", help="output format")
+    parser.set_defaults(func=run)
+    return parser
+
+
+def run(args: argparse.Namespace) -> int:
+    """Score every run and print the results; errors propagate as IrBrightError."""
+    scorer = Scorer(args.dataset, args.measures)
+    results = [(path, _score(scorer, path, args.per_query)) for path in args.runs]
+    write = {"table": _write_table, "json": _write_json, "csv": _write_csv}[args.format]
+    write(results, scorer.names, args.per_query)
+    return 0
+
+
+def _score(scorer: Scorer, path: str, per_query: bool) -> dict[str, Any]:
+    if not per_query:
+        return scorer.evaluate(path, path)
+    rows = scorer.per_query(path, path)
+    rows[MEAN_ROW] = _means(rows, scorer)
+    return rows
+
+
+def _means(rows: dict[str, dict[str, float]], scorer: Scorer) -> dict[str, float]:
+    aggregators = {m: m.aggregator() for m in scorer.measures}
+    for values in rows.values():
+        for measure, aggregator in aggregators.items():
+            aggregator.add(values[str(measure.inner)])
+    return {str(m.inner): float(a.result()) for m, a in aggregators.items()}
+
+
+def _rows(results: Results, names: Sequence[str], per_query: bool) -> list[list[Any]]:
+    if not per_query:
+        return [[path] + [values[n] for n in names] for path, values in results]
+    return [
+        [path, query_id] + [values[n] for n in names]
+        for path, queries in results
+        for query_id, values in queries.items()
+    ]
+
+
+def _header(names: Sequence[str], per_query: bool) -> list[str]:
+    return ["run", "query"] + list(names) if per_query else ["run"] + list(names)
+
+
+def _write_table(results: Results, names: Sequence[str], per_query: bool) -> None:
+    header = _header(names, per_query)
+    keys = 2 if per_query else 1
+    rows = [
+        row[:keys] + [f"{v:.4f}" for v in row[keys:]] for row in _rows(results, names, per_query)
+    ]
+    widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
+    for row in [header, *rows]:
+        cells = [
+            str(c).ljust(w) if i < keys else str(c).rjust(w)
+            for i, (c, w) in enumerate(zip(row, widths))
+        ]
+        print("  ".join(cells).rstrip())
+
+
+def _write_json(results: Results, names: Sequence[str], per_query: bool) -> None:
+    json.dump(dict(results), sys.stdout, indent=2)
+    print()
+
+
+def _write_csv(results: Results, names: Sequence[str], per_query: bool) -> None:
+    writer = csv.writer(sys.stdout, lineterminator="\n")
+    writer.writerow(_header(names, per_query))
+    keys = 2 if per_query else 1
+    writer.writerows(
+        row[:keys] + [repr(v) for v in row[keys:]] for row in _rows(results, names, per_query)
+    )

@@ -1,0 +1,390 @@
+"""Score a run under the official protocol: ``evaluate``, ``per_query`` and ``drop_excluded``.
+
+A run is any of:
+
+- a TREC run file path (plain or gzip, detected from its first bytes), lines
+  ``query_id Q0 doc_id rank score run_name``;
+- a pandas DataFrame with ir_measures columns (``query_id``, ``doc_id``, ``score``) or
+  PyTerrier columns (``qid``, ``docno``, ``score``);
+- an iterable of ``ScoredDoc`` (any namedtuple with ``query_id``, ``doc_id``, ``score``);
+- a dict of dicts ``{query_id: {doc_id: score}}``.
+
+Runs are read strictly, and every problem raises :class:`~ir_bright.errors.RunFormatError`
+naming the file and line (or row): a line without exactly six columns, a score that is not a
+number, a NaN or infinite score, and a (query, doc) pair given twice. Duplicates are refused
+rather than resolved because trec_eval itself refuses them ("duplicate docs"), a run cannot
+rank one document at two places, and ir_measures would silently keep the last score.
+
+Every measure is computed under the official protocol (:class:`~ir_bright.measures.Official`)
+and keyed by the wrapped measure's name (``"nDCG@10"``). Like ir_measures, queries of the qrels
+missing from the run count as 0; a run missing some gets a warning with the count, and a run
+whose queries are mostly unknown to the dataset is refused (probably the wrong dataset).
+"""
+
+from __future__ import annotations
+
+import difflib
+import gzip
+import logging
+import math
+import os
+import re
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from typing import Any
+
+import ir_measures
+from ir_measures import Measure, ScoredDoc
+
+from . import registry
+from .errors import IrBrightError, RunFormatError
+from .measures import PROVIDER, Official, OfficialEvaluator, split_qrels
+
+logger = logging.getLogger(__name__)
+
+RUN_COLUMNS = (("query_id", "doc_id", "score"), ("qid", "docno", "score"))
+"""The column names a run DataFrame may use: ir_measures' or PyTerrier's."""
+
+UNKNOWN_QUERIES_LIMIT = 0.5
+"""A run with more than this share of queries unknown to the dataset is refused."""
+
+_NO_DOCS: frozenset[str] = frozenset()
+
+__all__ = [
+    "MeasureError",
+    "Scorer",
+    "drop_excluded",
+    "evaluate",
+    "official_measures",
+    "parse_measures",
+    "per_query",
+    "read_run",
+]
+
+
+class MeasureError(IrBrightError, ValueError):
+    """A measure that cannot be parsed or that no installed provider computes."""
+
+
+def evaluate(
+    run: Any, dataset: Any, measures: Iterable[str | Measure] | None = None
+) -> dict[str, float]:
+    """The run's official scores on ``dataset`` (an id or an ir_datasets dataset).
+
+    ``measures`` (ir_measures objects or names such as ``"nDCG@10"``) default to the dataset's
+    official ones. Returns ``{measure name: mean over the dataset's scored queries}``.
+    """
+    return Scorer(dataset, measures).evaluate(run)
+
+
+def per_query(
+    run: Any, dataset: Any, measures: Iterable[str | Measure] | None = None
+) -> dict[str, dict[str, float]]:
+    """Like :func:`evaluate`, per query: ``{query_id: {measure name: value}}``."""
+    return Scorer(dataset, measures).per_query(run)
+
+
+def drop_excluded(run: Any, dataset: Any) -> Any:
+    """The run without the documents each query excludes (judged below 0 in the qrels).
+
+    The result has the run's type: a DataFrame gives a DataFrame with the same columns and
+    index, rows kept in order (ranks are not recomputed); a dict of dicts gives a new dict of
+    dicts; a run file path or an iterable of ScoredDoc gives a list of records in their
+    original order. The ranking is not cut to 1,000; the official measures do that.
+    """
+    return _drop(run, excluded_docs(dataset))
+
+
+def excluded_docs(dataset: Any) -> dict[str, set[str]]:
+    """``{query_id: excluded doc ids}`` of a dataset (id or object)."""
+    return split_qrels(_qrels(registry.load(dataset)))[1]
+
+
+def official_measures(dataset: Any) -> list[Measure]:
+    """The measures a dataset's documentation names as official (``official_measures``)."""
+    dataset = registry.load(dataset)
+    try:
+        names = dataset.documentation().get("official_measures")
+    except AttributeError:
+        names = None
+    if not names:
+        raise MeasureError(
+            f"{_label(dataset)} names no official measures: give them, e.g. -m nDCG@10"
+        )
+    return parse_measures(names)
+
+
+def parse_measures(names: str | Measure | Iterable[str | Measure]) -> list[Measure]:
+    """Parse measure names (ir_measures syntax) into the measures they wrap, checking that
+    each can be computed; raises :class:`MeasureError` naming the culprit."""
+    if isinstance(names, str | Measure):
+        names = [names]
+    result = []
+    for name in names:
+        measure = _parse_one(name)
+        if measure not in result:
+            result.append(measure)
+    return result
+
+
+def _parse_one(name: str | Measure) -> Measure:
+    try:
+        measure = ir_measures.parse_measure(name)
+        measure.validate_params()
+    except (ValueError, NameError, SyntaxError, AssertionError) as exc:
+        raise MeasureError(f"cannot read measure {name!r}: {_one_line(exc)}{_hint(name)}") from None
+    inner = measure.inner if isinstance(measure, Official) else measure
+    if not PROVIDER.supports(Official(inner)):
+        raise MeasureError(f"no installed ir_measures provider computes {inner}")
+    return inner
+
+
+def _hint(name: Any) -> str:
+    head = str(name).split("@")[0].split("(")[0].strip()
+    known: dict[str, str] = {}
+    for measure_name in ir_measures.measures.registry:  # the canonical name comes first
+        known.setdefault(measure_name.lower(), measure_name)
+    close = difflib.get_close_matches(head.lower(), list(known), n=3, cutoff=0.6)
+    close = [known[c] for c in close if known[c] != head]
+    return f" (did you mean {', '.join(close)}?)" if close else " (e.g. nDCG@10, R@1, AP@100, RR)"
+
+
+def _one_line(exc: BaseException) -> str:
+    return " ".join(str(exc).split()) or type(exc).__name__
+
+
+class Scorer:
+    """Official scores of any number of runs on one dataset; the qrels are read once.
+
+    ``Scorer(dataset, measures)`` loads the dataset (id or object) and builds one
+    :class:`~ir_bright.measures.OfficialEvaluator`; :meth:`evaluate` and :meth:`per_query`
+    then score runs of any supported shape.
+    """
+
+    def __init__(self, dataset: Any, measures: Iterable[str | Measure] | None = None):
+        self.dataset = registry.load(dataset)
+        self.label = dataset if isinstance(dataset, str) else _label(self.dataset)
+        inner = official_measures(self.dataset) if measures is None else parse_measures(measures)
+        self.measures = [Official(m) for m in inner]
+        self.evaluator = OfficialEvaluator(self.measures, _qrels(self.dataset))
+        self.known_queries = set(self.evaluator.judged) | set(self.evaluator.excluded)
+
+    @property
+    def names(self) -> list[str]:
+        """The measure names, in order: the keys of every result."""
+        return [str(m.inner) for m in self.measures]
+
+    def evaluate(self, run: Any, name: str | None = None) -> dict[str, float]:
+        """``{measure name: mean}`` of one run; ``name`` labels it in messages."""
+        ranked = self._read(run, name)
+        values = self.evaluator.calc_aggregate(ranked)
+        return {str(m.inner): float(values[m]) for m in self.measures}
+
+    def per_query(self, run: Any, name: str | None = None) -> dict[str, dict[str, float]]:
+        """``{query_id: {measure name: value}}`` of one run, every scored query included."""
+        ranked = self._read(run, name)
+        result: dict[str, dict[str, float]] = {}
+        for metric in self.evaluator.iter_calc(ranked):
+            result.setdefault(metric.query_id, {})[str(metric.measure.inner)] = float(metric.value)
+        order = self.names
+        return {q: {n: result[q][n] for n in order} for q in sorted(result, key=natural_key)}
+
+    def _read(self, run: Any, name: str | None) -> dict[str, dict[str, float]]:
+        name = name or _run_label(run)
+        ranked = read_run(run, name)
+        self._check_queries(ranked, name)
+        return ranked
+
+    def _check_queries(self, ranked: Mapping[str, Any], name: str) -> None:
+        unknown = [q for q in ranked if q not in self.known_queries]
+        if unknown and len(unknown) > UNKNOWN_QUERIES_LIMIT * len(ranked):
+            raise RunFormatError(
+                f"{name}: {len(unknown)} of its {len(ranked)} queries (e.g. {unknown[0]!r}) are "
+                f"not queries of {self.label}: wrong dataset?"
+            )
+        if unknown:
+            logger.warning("%s: ignoring %d queries unknown to %s", name, len(unknown), self.label)
+        scored = self.evaluator.qrel_qids
+        missing = sum(1 for q in scored if q not in ranked)
+        if missing:
+            logger.warning(
+                "%s: no ranking for %d of the %d queries of %s; they count as 0",
+                name,
+                missing,
+                len(scored),
+                self.label,
+            )
+
+
+def natural_key(text: str) -> list[tuple[int, Any]]:
+    """Sort key putting ``"q2"`` before ``"q10"`` (digit runs compare as numbers)."""
+    return [(0, int(p)) if p.isdigit() else (1, p) for p in re.split(r"(\d+)", text) if p]
+
+
+def read_run(run: Any, name: str | None = None) -> dict[str, dict[str, float]]:
+    """Read a run of any supported shape strictly into ``{query_id: {doc_id: score}}``.
+
+    Raises :class:`~ir_bright.errors.RunFormatError` for malformed lines (with file and line
+    number), non-finite scores and repeated (query, doc) pairs.
+    """
+    name = name or _run_label(run)
+    if isinstance(run, Mapping):
+        return _read_mapping(run, name)
+    place, records = _records(run, name)
+    ranked: dict[str, dict[str, float]] = {}
+    for position, query_id, doc_id, score in records:
+        docs = ranked.get(query_id)
+        if docs is None:
+            docs = ranked[query_id] = {}
+        elif doc_id in docs:
+            raise RunFormatError(
+                f"{place(position)}: query {query_id!r} ranks doc {doc_id!r} twice; keep "
+                "one line per query and doc (trec_eval refuses duplicates)"
+            )
+        docs[doc_id] = score
+    return ranked
+
+
+Records = Iterator[tuple[Any, str, str, float]]
+
+
+def _records(run: Any, name: str) -> tuple[Callable[[Any], str], Records]:
+    """Where a position is (``run.txt line 7``), and the ``(position, query_id, doc_id,
+    score)`` of every entry, format and scores checked."""
+    if isinstance(run, str | os.PathLike):
+        path = os.fspath(run)
+        return (lambda p: f"{path} line {p}"), _file_records(path)
+    if hasattr(run, "columns"):
+        return (lambda p: f"{name} row {p!r}"), _frame_records(run, name)
+    if isinstance(run, Iterable):
+        return (lambda p: f"{name} record {p}"), _tuple_records(run, name)
+    raise RunFormatError(
+        f"{name}: a run must be a TREC run file, a DataFrame, ScoredDocs or a dict of dicts, "
+        f"not {type(run).__name__}"
+    )
+
+
+def _file_records(path: str) -> Records:
+    try:
+        with _open_text(path) as lines:
+            for number, line in enumerate(lines, 1):
+                parts = line.split()
+                if len(parts) != 6:
+                    if not parts:
+                        continue
+                    raise RunFormatError(
+                        f"{path} line {number}: expected 6 columns "
+                        f"'query_id Q0 doc_id rank score run_name', found {len(parts)}"
+                    )
+                yield number, parts[0], parts[2], _score(parts[4], path, " line ", number)
+    except FileNotFoundError:
+        raise RunFormatError(f"{path}: no such run file") from None
+    except IsADirectoryError:
+        raise RunFormatError(f"{path}: is a folder, not a run file") from None
+    except (UnicodeDecodeError, gzip.BadGzipFile, EOFError) as exc:
+        raise RunFormatError(f"{path}: not a text or gzip run file ({_one_line(exc)})") from None
+
+
+def _open_text(path: str):
+    with open(path, "rb") as probe:
+        gzipped = probe.read(2) == b"\x1f\x8b"
+    if gzipped:
+        return gzip.open(path, "rt", encoding="utf-8")
+    return open(path, encoding="utf-8")
+
+
+def _score(value: Any, name: str, kind: str = "", position: Any = "") -> float:
+    """``value`` as a finite float, or an error naming ``{name}{kind}{position}``."""
+    try:
+        score = float(value)
+    except (TypeError, ValueError):
+        raise RunFormatError(f"{name}{kind}{position}: score {value!r} is not a number") from None
+    if not math.isfinite(score):
+        raise RunFormatError(
+            f"{name}{kind}{position}: score {value} is not finite; give every doc a real score"
+        )
+    return score
+
+
+def _frame_columns(frame: Any, name: str) -> tuple[str, str, str]:
+    for columns in RUN_COLUMNS:
+        if all(c in frame.columns for c in columns):
+            return columns
+    raise RunFormatError(
+        f"{name}: needs columns query_id, doc_id, score (or qid, docno, score); "
+        f"found {', '.join(map(str, frame.columns))}"
+    )
+
+
+def _frame_records(frame: Any, name: str) -> Records:
+    query_col, doc_col, score_col = _frame_columns(frame, name)
+    index = frame.index.tolist()
+    scores = frame[score_col].tolist()
+    for position, score in zip(index, scores):
+        if not (isinstance(score, float) and math.isfinite(score)):
+            _score(score, name, " row ", repr(position))
+    query_ids = frame[query_col].astype(str).tolist()
+    doc_ids = frame[doc_col].astype(str).tolist()
+    return zip(index, query_ids, doc_ids, map(float, scores))
+
+
+def _tuple_records(records: Iterable[Any], name: str) -> Records:
+    for number, record in enumerate(records, 1):
+        try:
+            query_id, doc_id, score = record.query_id, record.doc_id, record.score
+        except AttributeError:
+            raise RunFormatError(
+                f"{name} record {number}: expected a ScoredDoc (query_id, doc_id, score), "
+                f"got {type(record).__name__}"
+            ) from None
+        yield number, str(query_id), str(doc_id), _score(score, name, " record ", number)
+
+
+def _read_mapping(run: Mapping[str, Mapping[str, Any]], name: str) -> dict:
+    ranked = {}
+    for query_id, docs in run.items():
+        where = f"{name} query {query_id!r} doc "
+        ranked[str(query_id)] = {str(d): _score(s, where, "", repr(d)) for d, s in docs.items()}
+    return ranked
+
+
+def _drop(run: Any, excluded: Mapping[str, set[str]]) -> Any:
+    if isinstance(run, Mapping):
+        return {
+            q: {d: s for d, s in docs.items() if d not in excluded.get(q, _NO_DOCS)}
+            for q, docs in run.items()
+        }
+    if hasattr(run, "columns"):
+        return _drop_frame(run, excluded)
+    if isinstance(run, str | os.PathLike):
+        records = (ScoredDoc(q, d, s) for _, q, d, s in _file_records(os.fspath(run)))
+    else:
+        records = iter(run)
+    return [r for r in records if r.doc_id not in excluded.get(r.query_id, _NO_DOCS)]
+
+
+def _drop_frame(frame: Any, excluded: Mapping[str, set[str]]) -> Any:
+    import numpy as np
+
+    query_col, doc_col, _ = _frame_columns(frame, "run DataFrame")
+    pairs = zip(frame[query_col].astype(str).tolist(), frame[doc_col].astype(str).tolist())
+    keep = [d not in excluded.get(q, _NO_DOCS) for q, d in pairs]
+    return frame.loc[np.array(keep, dtype=bool)]
+
+
+def _qrels(dataset: Any) -> Iterator[Any]:
+    if not hasattr(dataset, "qrels_iter"):
+        raise IrBrightError(f"{_label(dataset)} has no qrels, so it cannot score runs")
+    return dataset.qrels_iter()
+
+
+def _label(dataset: Any) -> str:
+    try:
+        return dataset.dataset_id()
+    except AttributeError:
+        return "the dataset"
+
+
+def _run_label(run: Any) -> str:
+    if isinstance(run, str | os.PathLike):
+        return os.fspath(run)
+    return "run DataFrame" if hasattr(run, "columns") else "run"

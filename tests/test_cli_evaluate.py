@@ -1,0 +1,200 @@
+"""``ir-bright evaluate``: output formats, values against the reference, one-line errors."""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import io
+import json
+import random
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import ir_datasets
+import pytest
+
+import ir_bright  # noqa: F401
+from ir_bright.cli import main
+from tests import protocol
+
+TEST_ID = "ir-bright-test/cli"
+ROOT = Path(__file__).resolve().parent.parent
+QRELS = [("1", "gold-a", 1), ("1", "own", -100), ("2", "gold-b", 2), ("2", "gold-c", 1)]
+RUN = [("1", "own", 9.0), ("1", "x", 5.0), ("1", "gold-a", 4.0), ("2", "gold-c", 3.0)]
+
+
+def run_text(rows):
+    return "".join(f"{q} Q0 {d} {i} {s!r} test\n" for i, (q, d, s) in enumerate(rows))
+
+
+def write_run(path, rows=RUN, compress=False):
+    if compress:
+        with gzip.open(path, "wt") as f:
+            f.write(run_text(rows))
+    else:
+        path.write_text(run_text(rows))
+    return str(path)
+
+
+@pytest.fixture
+def dataset(monkeypatch):
+    """Register a tiny dataset under TEST_ID (official measures nDCG@10 and R@1)."""
+
+    def add(qrels=QRELS, official=("nDCG@10", "R@1")):
+        tiny = protocol.tiny_dataset(qrels, official, TEST_ID)
+        monkeypatch.setitem(ir_datasets.registry._registered, TEST_ID, tiny)
+        return tiny
+
+    add()
+    return add
+
+
+def cli(capsys, *argv):
+    status = main(["evaluate", *map(str, argv)])
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def test_table_has_a_header_and_one_row_per_run(dataset, tmp_path, capsys):
+    a, b = write_run(tmp_path / "a.run"), write_run(tmp_path / "b.run", RUN[:2])
+    status, out, _ = cli(capsys, TEST_ID, a, b)
+    lines = out.splitlines()
+    assert status == 0
+    assert lines[0].split() == ["run", "nDCG@10", "R@1"]
+    expected = protocol.mean("nDCG@10", QRELS, RUN)
+    assert lines[1].split() == [a, f"{expected:.4f}", f"{protocol.mean('R@1', QRELS, RUN):.4f}"]
+    assert lines[2].split()[0] == b and len(lines) == 3
+
+
+def test_json_equals_the_reference_on_a_random_realistic_run(dataset, tmp_path, capsys):
+    qrels, run = protocol.random_case(random.Random(21), graded=True)
+    dataset(qrels, official=("nDCG@10", "R@1", "RR"))
+    path = write_run(tmp_path / "r.run", run)
+    status, out, _ = cli(capsys, TEST_ID, path, "--format", "json")
+    assert status == 0
+    got = json.loads(out)[path]
+    for name in ["nDCG@10", "R@1", "RR"]:
+        assert got[name] == pytest.approx(protocol.mean(name, qrels, run), abs=1e-12)
+
+
+def test_csv_per_query_has_every_scored_query_and_a_mean_row(dataset, tmp_path, capsys):
+    path = write_run(tmp_path / "r.run")
+    status, out, _ = cli(capsys, TEST_ID, path, "--per-query", "--format", "csv", "-m", "RR")
+    rows = list(csv.reader(io.StringIO(out)))
+    assert status == 0
+    assert rows[0] == ["run", "query", "RR"]
+    assert [(r[0], r[1], float(r[2])) for r in rows[1:]] == [
+        (path, "1", 0.5),
+        (path, "2", 1.0),
+        (path, "all", 0.75),
+    ]
+
+
+def test_per_query_table_and_json(dataset, tmp_path, capsys):
+    path = write_run(tmp_path / "r.run")
+    _, out, _ = cli(capsys, TEST_ID, path, "--per-query")
+    assert [line.split()[1] for line in out.splitlines()] == ["query", "1", "2", "all"]
+    _, out, _ = cli(capsys, TEST_ID, path, "--per-query", "--format", "json", "-m", "P@1")
+    assert json.loads(out) == {path: {"1": {"P@1": 0.0}, "2": {"P@1": 1.0}, "all": {"P@1": 0.5}}}
+
+
+def test_measure_option_is_repeatable_and_sets_the_columns(dataset, tmp_path, capsys):
+    path = write_run(tmp_path / "r.run")
+    _, out, _ = cli(capsys, TEST_ID, path, "-m", "RR", "--measure", "P@1", "-m", "AP@100")
+    assert out.splitlines()[0].split() == ["run", "RR", "P@1", "AP@100"]
+
+
+def test_gzip_run_files_are_read(dataset, tmp_path, capsys):
+    plain = cli(capsys, TEST_ID, write_run(tmp_path / "r.run"), "--format", "json")[1]
+    packed = cli(capsys, TEST_ID, write_run(tmp_path / "r.gz", compress=True), "--format", "json")
+    assert list(json.loads(packed[1]).values()) == list(json.loads(plain).values())
+
+
+def test_help_shows_examples(capsys):
+    with pytest.raises(SystemExit) as exit_:
+        main(["evaluate", "--help"])
+    out = capsys.readouterr().out
+    assert exit_.value.code == 0
+    assert "examples:" in out and "ir-bright evaluate bright/aops bm25.run" in out
+
+
+@pytest.mark.parametrize(
+    "lines, extra, message",
+    [
+        ("1 Q0 own 1 9.0\n", [], r"r\.run line 1: expected 6 columns"),
+        ("1 Q0 own 1 9.0 t\n1 Q0 x 2 nan t\n", [], r"r\.run line 2: score nan is not finite"),
+        ("1 Q0 own 1 inf t\n", [], r"r\.run line 1: score inf is not finite"),
+        ("1 Q0 x 1 2 t\n1 Q0 x 2 1 t\n", [], r"r\.run line 2: query '1' ranks doc 'x' twice"),
+        ("1 Q0 x 1 2 t\n", ["-m", "nDCG@@10"], r"cannot read measure 'nDCG@@10'"),
+        ("1 Q0 x 1 2 t\n", ["-m", "MAP@x"], r"cannot read measure 'MAP@x'"),
+        ("7 Q0 x 1 2 t\n8 Q0 x 1 2 t\n", [], r"2 of its 2 queries .* wrong dataset"),
+    ],
+)
+def test_bad_input_exits_2_with_one_line(dataset, tmp_path, capsys, lines, extra, message):
+    path = tmp_path / "r.run"
+    path.write_text(lines)
+    status, out, err = cli(capsys, TEST_ID, path, *extra)
+    assert status == 2
+    assert out == ""
+    assert err.count("\n") == 1 and err.startswith("ir-bright: error: ")
+    assert re.search(message, err)
+
+
+def test_unknown_dataset_and_missing_file_exit_2(dataset, tmp_path, capsys):
+    status, _, err = cli(capsys, TEST_ID + "x", write_run(tmp_path / "r.run"))
+    assert status == 2 and f"did you mean {TEST_ID}?" in err
+    status, _, err = cli(capsys, TEST_ID, tmp_path / "absent.run")
+    assert status == 2 and "absent.run: no such run file" in err
+
+
+def test_nothing_is_printed_when_a_later_run_is_bad(dataset, tmp_path, capsys):
+    good = write_run(tmp_path / "good.run")
+    (tmp_path / "bad.run").write_text("1 Q0 x 1 oops t\n")
+    status, out, err = cli(capsys, TEST_ID, good, tmp_path / "bad.run")
+    assert (status, out) == (2, "")
+    assert "bad.run line 1: score 'oops' is not a number" in err
+
+
+SCRIPT = """
+import sys
+import ir_datasets
+from tests import protocol
+from ir_bright.cli import main
+qrels = [("1", "gold-a", 1), ("2", "gold-b", 1), ("3", "gold-c", 1)]
+ir_datasets.registry._registered["t/sub"] = protocol.tiny_dataset(qrels, ["nDCG@10"], "t/sub")
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def run_command(*argv, as_module=False):
+    """Run the command in a fresh interpreter: ``python -m ir_bright`` if ``as_module``,
+    else a script that registers the dataset ``t/sub`` first."""
+    program = ["-m", "ir_bright"] if as_module else ["-c", SCRIPT]
+    command = [sys.executable, *program, *map(str, argv)]
+    return subprocess.run(command, capture_output=True, text=True, cwd=ROOT, timeout=120)
+
+
+def test_missing_queries_warn_on_stderr_while_results_go_to_stdout(tmp_path):
+    path = write_run(tmp_path / "r.run", [("1", "gold-a", 1.0)])
+    done = run_command("evaluate", "t/sub", path, "--format", "json")
+    assert done.returncode == 0
+    assert json.loads(done.stdout) == {path: {"nDCG@10": pytest.approx(1 / 3)}}
+    assert "no ranking for 2 of the 3 queries of t/sub" in done.stderr
+
+
+def test_a_malformed_run_gives_no_traceback(tmp_path):
+    (tmp_path / "r.run").write_text("1 Q0 gold-a\n")
+    done = run_command("evaluate", "t/sub", tmp_path / "r.run")
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.strip().splitlines() == [
+        f"ir-bright: error: {tmp_path / 'r.run'} line 1: expected 6 columns "
+        "'query_id Q0 doc_id rank score run_name', found 3"
+    ]
+
+
+def test_a_misspelt_real_dataset_id_names_the_close_ones(tmp_path):
+    done = run_command("evaluate", "bright/aopz", write_run(tmp_path / "r.run"), as_module=True)
+    assert done.returncode == 2
+    assert done.stderr.count("\n") == 1 and "did you mean bright/aops" in done.stderr
