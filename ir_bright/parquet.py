@@ -33,7 +33,9 @@ __all__ = ["read_batches", "iter_records", "ArrowStore", "ParquetDocs", "DocsIte
 
 logger = logging.getLogger(__name__)
 
-BATCH_ROWS = 8192
+BATCH_ROWS = 2048  # measured fastest for both throughput and memory on BRIGHT-like text
+READ_BUFFER_BYTES = 1 << 20
+PARALLEL_ROW_GROUP_BYTES = 16 << 20  # row groups up to this size are decoded in parallel
 _PREFETCH_BATCHES = 4
 _DONE = object()
 
@@ -43,12 +45,42 @@ def read_batches(
     columns: Sequence[str] | None = None,
     batch_size: int = BATCH_ROWS,
 ) -> Iterator[pa.RecordBatch]:
-    """Yield the record batches of a parquet file, decoded one step ahead in another thread."""
-    parquet = pq.ParquetFile(path)
-    batches = parquet.iter_batches(
-        batch_size=batch_size, columns=list(columns) if columns else None
-    )
+    """Yield the record batches of a parquet file, in order, with bounded memory.
+
+    Files of small row groups are decoded several row groups at a time on Arrow's thread pool;
+    files of large row groups page by page in one background thread, so that peak memory stays
+    near one batch whatever the layout (the hub's layout is not ours to choose).
+    """
+    parquet = pq.ParquetFile(path, buffer_size=READ_BUFFER_BYTES, pre_buffer=False)
+    columns = list(columns) if columns else None
+    if _largest_row_group_bytes(parquet) <= PARALLEL_ROW_GROUP_BYTES:
+        parquet.close()
+        yield from _scan_in_parallel(path, columns, batch_size)
+        return
+    batches = parquet.iter_batches(batch_size=batch_size, columns=columns)
     yield from _prefetched(batches, parquet.close)
+
+
+def _largest_row_group_bytes(parquet: pq.ParquetFile) -> int:
+    meta = parquet.metadata
+    return max((meta.row_group(i).total_byte_size for i in range(meta.num_row_groups)), default=0)
+
+
+def _scan_in_parallel(path, columns, batch_size: int) -> Iterator[pa.RecordBatch]:
+    import pyarrow.dataset as ds
+
+    options = ds.ParquetFragmentScanOptions(
+        use_buffered_stream=True, buffer_size=READ_BUFFER_BYTES, pre_buffer=False
+    )
+    dataset = ds.dataset(
+        str(path), format=ds.ParquetFileFormat(default_fragment_scan_options=options)
+    )
+    yield from dataset.to_batches(
+        columns=columns,
+        batch_size=batch_size,
+        batch_readahead=_PREFETCH_BATCHES,
+        fragment_readahead=1,
+    )
 
 
 def _prefetched(batches: Iterator[pa.RecordBatch], close: Callable[[], None]):

@@ -1,0 +1,51 @@
+"""Batched parquet reading and the memory-mapped store, on both row-group layouts."""
+
+from __future__ import annotations
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from ir_datasets.formats import GenericDoc
+
+from ir_bright import parquet
+
+ROWS = 5000
+
+
+@pytest.fixture
+def corpus(tmp_path):
+    """A corpus of ROWS docs written in row groups of 100 rows; returns (path, ids, texts)."""
+    ids = [f"domain/doc_{i}.txt" for i in range(ROWS)]
+    texts = [f"text number {i} " * (i % 7 + 1) for i in range(ROWS)]
+    path = tmp_path / "docs.parquet"
+    pq.write_table(pa.table({"id": ids, "content": texts}), path, row_group_size=100)
+    return path, ids, texts
+
+
+@pytest.mark.parametrize("parallel_limit", [parquet.PARALLEL_ROW_GROUP_BYTES, 0])
+def test_records_come_in_file_order_on_either_reading_path(corpus, monkeypatch, parallel_limit):
+    path, ids, texts = corpus
+    monkeypatch.setattr(parquet, "PARALLEL_ROW_GROUP_BYTES", parallel_limit)
+    columns = ["id", "content"]
+    docs = list(parquet.iter_records(parquet.read_batches(path, columns, 333), GenericDoc, columns))
+    assert docs == [GenericDoc(i, t) for i, t in zip(ids, texts)]
+
+
+def test_abandoning_a_scan_midway_stops_the_reader(corpus, monkeypatch):
+    path, ids, _ = corpus
+    monkeypatch.setattr(parquet, "PARALLEL_ROW_GROUP_BYTES", 0)
+    batches = parquet.read_batches(path, ["id"], 100)
+    assert next(batches).column(0).to_pylist() == ids[:100]
+    batches.close()  # joins the background thread; must not hang
+
+
+def test_store_answers_random_rows_and_is_built_once(corpus):
+    path, ids, texts = corpus
+    store = parquet.ArrowStore(lambda: path, "id", ["id", "content"])
+    assert not store.built()
+    assert store.row(4321) == (ids[4321], texts[4321])
+    assert store.row_of()[ids[17]] == 17 and len(store) == ROWS
+    built = parquet.ArrowStore.path_for(path)
+    stamp = built.stat().st_mtime_ns
+    again = parquet.ArrowStore(lambda: path, "id", ["id", "content"])
+    assert again.row(0) == (ids[0], texts[0]) and built.stat().st_mtime_ns == stamp
