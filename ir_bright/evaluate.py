@@ -3,7 +3,8 @@
 A run is any of:
 
 - a TREC run file path (plain or gzip, detected from its first bytes), lines
-  ``query_id Q0 doc_id rank score run_name``;
+  ``query_id Q0 doc_id rank score run_name``, or the text of such a file (a string holding a
+  newline, as ir_measures accepts);
 - a pandas DataFrame with ir_measures columns (``query_id``, ``doc_id``, ``score``) or
   PyTerrier columns (``qid``, ``docno``, ``score``);
 - an iterable of ``ScoredDoc`` (any namedtuple with ``query_id``, ``doc_id``, ``score``);
@@ -123,6 +124,8 @@ def parse_measures(names: str | Measure | Iterable[str | Measure]) -> list[Measu
         measure = _parse_one(name)
         if measure not in result:
             result.append(measure)
+    if not result:
+        raise MeasureError("no measures given: name at least one, e.g. nDCG@10")
     return result
 
 
@@ -250,6 +253,8 @@ Records = Iterator[tuple[Any, str, str, float]]
 def _records(run: Any, name: str) -> tuple[Callable[[Any], str], Records]:
     """Where a position is (``run.txt line 7``), and the ``(position, query_id, doc_id,
     score)`` of every entry, format and scores checked."""
+    if isinstance(run, str) and "\n" in run:  # the text of a run, as ir_measures accepts
+        return (lambda p: f"{name} line {p}"), _line_records(run.splitlines(), name)
     if isinstance(run, str | os.PathLike):
         path = os.fspath(run)
         return (lambda p: f"{path} line {p}"), _file_records(path)
@@ -266,22 +271,26 @@ def _records(run: Any, name: str) -> tuple[Callable[[Any], str], Records]:
 def _file_records(path: str) -> Records:
     try:
         with _open_text(path) as lines:
-            for number, line in enumerate(lines, 1):
-                parts = line.split()
-                if len(parts) != 6:
-                    if not parts:
-                        continue
-                    raise RunFormatError(
-                        f"{path} line {number}: expected 6 columns "
-                        f"'query_id Q0 doc_id rank score run_name', found {len(parts)}"
-                    )
-                yield number, parts[0], parts[2], _score(parts[4], path, " line ", number)
+            yield from _line_records(lines, path)
     except FileNotFoundError:
         raise RunFormatError(f"{path}: no such run file") from None
     except IsADirectoryError:
         raise RunFormatError(f"{path}: is a folder, not a run file") from None
     except (UnicodeDecodeError, gzip.BadGzipFile, EOFError) as exc:
         raise RunFormatError(f"{path}: not a text or gzip run file ({_one_line(exc)})") from None
+
+
+def _line_records(lines: Iterable[str], name: str) -> Records:
+    for number, line in enumerate(lines, 1):
+        parts = line.split()
+        if len(parts) != 6:
+            if not parts:
+                continue
+            raise RunFormatError(
+                f"{name} line {number}: expected 6 columns "
+                f"'query_id Q0 doc_id rank score run_name', found {len(parts)}"
+            )
+        yield number, parts[0], parts[2], _score(parts[4], name, " line ", number)
 
 
 def _open_text(path: str):
@@ -356,7 +365,7 @@ def _drop(run: Any, excluded: Mapping[str, set[str]]) -> Any:
     if hasattr(run, "columns"):
         return _drop_frame(run, excluded)
     if isinstance(run, str | os.PathLike):
-        records = (ScoredDoc(q, d, s) for _, q, d, s in _file_records(os.fspath(run)))
+        records = (ScoredDoc(q, d, s) for _, q, d, s in _records(run, _run_label(run))[1])
     else:
         records = iter(run)
     return [r for r in records if r.doc_id not in excluded.get(r.query_id, _NO_DOCS)]
@@ -385,6 +394,8 @@ def _label(dataset: Any) -> str:
 
 
 def _run_label(run: Any) -> str:
+    if isinstance(run, str) and "\n" in run:
+        return "run text"
     if isinstance(run, str | os.PathLike):
         return os.fspath(run)
     return "run DataFrame" if hasattr(run, "columns") else "run"

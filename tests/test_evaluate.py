@@ -159,6 +159,12 @@ def test_bad_run_lines_are_refused_with_file_and_line(tmp_path, line, message):
     assert "\n" not in str(caught.value)
 
 
+def test_run_text_is_read_like_a_file():
+    assert read_run("1 Q0 a 1 3.0 run\n1 Q0 b 2 2.0 run\n") == {"1": {"a": 3.0, "b": 2.0}}
+    with pytest.raises(RunFormatError, match="run text line 2: score 'x' is not a number"):
+        read_run("1 Q0 a 1 3.0 run\n1 Q0 b 2 x run\n")
+
+
 def test_blank_lines_are_skipped(tmp_path):
     path = tmp_path / "run.txt"
     path.write_text("\n1 Q0 a 1 3.0 run\n   \n1 Q0 b 2 2.0 run\n")
@@ -228,6 +234,12 @@ def test_bad_measures_are_refused_in_one_line(measure, message):
     assert "\n" not in str(caught.value)
 
 
+def test_an_empty_measure_list_is_refused():
+    qrels, run = small_case()
+    with pytest.raises(MeasureError, match="no measures given"):
+        evaluate(run_frame(run), protocol.tiny_dataset(qrels), [])
+
+
 def test_a_dataset_without_official_measures_needs_measures():
     qrels, run = small_case()
     with pytest.raises(MeasureError, match="names no official measures"):
@@ -256,6 +268,7 @@ def test_drop_excluded_keeps_other_run_shapes(tmp_path):
     expected = [ScoredDoc(*r) for r in run if r[1] in {"x", "gold-a", "gold-c", "y"}]
     assert drop_excluded([ScoredDoc(*r) for r in run], dataset) == expected
     assert drop_excluded(write_run(tmp_path / "r", run), dataset) == expected
+    assert drop_excluded(write_run(tmp_path / "r", run).read_text(), dataset) == expected
     as_dict = {"1": {"own": 9.0, "x": 5.0}, "3": {"own": 1.0}}
     assert drop_excluded(as_dict, dataset) == {"1": {"x": 5.0}, "3": {"own": 1.0}}
     empty = run_frame([])
