@@ -56,3 +56,122 @@ def _transformer_class() -> type:
             return f"DropExcluded({name!r})"
 
     return DropExcluded
+
+
+# -- dataset provider and the BM25 baseline (ir_bright.bm25) ----------------------------------
+#
+# ``pt.get_dataset("irds:bright/biology")`` works once ir_bright is imported (the id is
+# registered with ir_datasets). The ``pyterrier.dataset_provider`` entry point ``bright``
+# (setup.cfg) makes ``pt.get_dataset("bright:biology")`` work with no import; its topics
+# default to the query text (``text``), its qrels carry ``label`` (excluded documents -100).
+
+
+class BrightDatasetProvider:
+    """PyTerrier's dataset provider for ``bright:<name>``.
+
+    ``<name>`` is a BRIGHT id without its ``bright/`` prefix (``biology``,
+    ``pony-long/gpt4-reason``) or any full ir_bright id (``mm-bright/academia/task1``).
+    """
+
+    def get_dataset(self, name: str) -> Any:
+        """The dataset for ``name``; unknown names raise ``KeyError`` (PyTerrier's contract)."""
+        from . import registry
+        from .errors import DatasetNotFoundError
+
+        registry.register()
+        ids = set(registry.our_ids())
+        dataset_id = name if name in ids else f"bright/{name}"
+        if dataset_id not in ids:
+            try:
+                registry.load(dataset_id)
+            except DatasetNotFoundError as exc:
+                raise KeyError(str(exc)) from None
+        return _dataset_class()(dataset_id)
+
+    def list_dataset_names(self) -> list[str]:
+        """Every name this provider answers (ids without the ``bright/`` prefix)."""
+        from . import registry
+
+        registry.register()
+        return [
+            i.removeprefix("bright/")
+            for i in registry.our_ids()
+            if i.startswith(("bright/", "mm-bright/"))
+        ]
+
+
+@cache
+def _dataset_class() -> type:
+    require("pyterrier", "pyterrier")
+    from pyterrier.datasets._irds import IRDSDataset
+
+    class BrightDataset(IRDSDataset):
+        """An ir_datasets-backed PyTerrier dataset whose topics default to the query text."""
+
+        def get_topics(self, variant: str | None = None, tokenise_query: Any = None) -> Any:
+            """Topics ``qid, query``; ``query`` is the ``text`` field unless ``variant``."""
+            return super().get_topics(variant or "text")
+
+        def __repr__(self) -> str:
+            return f"BrightDataset({self._irds_id!r})"
+
+    return BrightDataset
+
+
+def bm25_transformer(
+    dataset: Any,
+    k1: float = 0.9,
+    b: float = 0.4,
+    query_side: bool = False,
+    num_results: int = 1000,
+) -> Any:
+    """The BM25 baseline as a ``pt.Transformer``: topics (``qid``, ``query``) in, results
+    (``qid``, ``query``, ``docno``, ``score``, ``rank``) out, over ``dataset``'s corpus, each
+    query's excluded documents removed before the cut (the index is built or loaded on first
+    use, as by ``ir-bright bm25``)."""
+    return _bm25_class()(dataset, k1, b, query_side, num_results)
+
+
+@cache
+def _bm25_class() -> type:
+    pt = require("pyterrier", "pyterrier")
+
+    class BrightBM25(pt.Transformer):
+        """ir_bright's BM25 baseline (bm25s, Lucene-like analysis) as a retriever."""
+
+        def __init__(self, dataset, k1, b, query_side, num_results):
+            super().__init__()
+            self.dataset = dataset
+            self.k1, self.b = k1, b
+            self.query_side = query_side
+            self.num_results = num_results
+            self._index = None
+            self._excluded: dict[str, list[str]] | None = None
+
+        def transform(self, inp: Any) -> Any:
+            """Retrieve for every row of a topics frame."""
+            import pandas as pd
+
+            from . import bm25, registry
+
+            if self._index is None:
+                dataset = registry.load(self.dataset)
+                self._index = bm25.index_for(dataset, bm25.BM25Params(self.k1, self.b))
+                self._excluded = bm25.excluded_ids(dataset)
+            rows = []
+            for qid, query in zip(inp["qid"].astype(str), inp["query"]):
+                excluded = self._index.rows_of(self._excluded.get(qid, ()))
+                found = self._index.search(query, self.num_results, excluded, self.query_side)
+                for rank, (docno, score) in enumerate(found):
+                    rows.append((qid, query, docno, score, rank))
+            return pd.DataFrame(rows, columns=["qid", "query", "docno", "score", "rank"])
+
+        def __repr__(self) -> str:
+            name = self.dataset if isinstance(self.dataset, str) else "dataset"
+            side = ", query_side=True" if self.query_side else ""
+            return f"BrightBM25({name!r}, k1={self.k1}, b={self.b}{side})"
+
+    return BrightBM25
+
+
+__all__ += ["BrightDatasetProvider", "bm25_transformer"]
