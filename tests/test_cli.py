@@ -274,3 +274,38 @@ def test_python_dash_m_runs_the_command_with_results_only_on_stdout(bright, tmp_
         "Pony/collections-List_0.txt",
     ]
     assert "indexing" in proc.stderr  # logs go to stderr
+
+
+# -- MM-BRIGHT --------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def mmbright(hub, hub_root, monkeypatch):
+    from tests.fixtures import mmbright_hub
+
+    monkeypatch.setenv("IR_BRIGHT_VERIFY", "0")
+    return mmbright_hub.write_mmbright(hub_root)
+
+
+@pytest.mark.parametrize("task", ["task1", "task2"])
+def test_bm25_runs_on_mm_bright_text_tasks_and_never_ranks_excluded_ids(
+    mmbright, capsys, tmp_path, task
+):
+    import ir_datasets
+
+    dataset_id = f"mm-bright/academia/{task}"
+    run = tmp_path / "run.trec"
+    assert cli(capsys, "bm25", dataset_id, "-o", str(run))[0] == 0
+    ranked = {tuple(line.split()[::2][:2]) for line in run.read_text().splitlines()}
+    excluded = {
+        (q.query_id, q.doc_id) for q in ir_datasets.load(dataset_id).qrels_iter() if q.relevance < 0
+    }
+    assert ranked and not ranked & excluded
+    status, out, _ = cli(capsys, "evaluate", dataset_id, str(run), "--format", "json")
+    assert status == 0 and "nDCG@10" in out
+
+
+def test_info_prints_the_mm_bright_summary_once_cached(mmbright, capsys):
+    cli(capsys, "download", "mm-bright/academia/task1")
+    status, out, _ = cli(capsys, "info", "mm-bright/academia/task1", "--format", "json")
+    assert status == 0 and json.loads(out)["summary"]["queries"] > 0
