@@ -11,8 +11,10 @@ __version__ = "0.1.0"
 
 logging.getLogger(__name__).addHandler(logging.NullHandler())
 
+from .measures import Official  # noqa: E402
 from .registry import register  # noqa: E402
+from .scoring import drop_excluded, evaluate  # noqa: E402
 
-__all__ = ["register", "__version__"]
+__all__ = ["Official", "drop_excluded", "evaluate", "register", "__version__"]
 
 register()

@@ -36,6 +36,10 @@ class RunFormatError(IrBrightError, ValueError):
     """A run (file, DataFrame or records) that cannot be read as a ranking."""
 
 
+class MeasureError(IrBrightError, ValueError):
+    """A measure that cannot be parsed or that no installed provider computes."""
+
+
 class MissingDependencyError(IrBrightError, ImportError):
     """An optional dependency (Pillow, bm25s, matplotlib, PyTerrier) is not installed."""
 

@@ -16,7 +16,7 @@ File-naming rule: the file name without its extensions (``.gz``, then ``.trec``,
 ``bright__biology.trec``, ``bright__pony-long.run.gz``, ``mm-bright__academia__task1.trec``.
 Loose files and ``ID=PATH`` arguments form one system named ``--name`` (default ``run``).
 
-Every run is scored with :func:`ir_bright.evaluate.evaluate` (the official protocol); a cell is
+Every run is scored with :func:`ir_bright.scoring.evaluate` (the official protocol); a cell is
 the mean over the dataset's queries x100, printed with one decimal; the average is the
 unweighted mean of the domains, printed only when the system has a run for every domain.
 """
@@ -226,7 +226,7 @@ def score(
     """Score every run officially; one :class:`Row` per system."""
     from tqdm.auto import tqdm
 
-    from .evaluate import Scorer, parse_measures
+    from .scoring import Scorer, parse_measures
 
     measure = measure or bench.measure
     parsed = parse_measures([measure])[0]

@@ -85,11 +85,11 @@ def test_experiment_with_official_measure_and_the_bm25_transformer(bright):
     )
     run = retriever.transform(dataset.get_topics())
     assert set(run.qid) == {r["id"] for r in bright.rows["aops"]["examples"]}
-    expected = evaluate.evaluate(run, "bright/aops")["nDCG@10"]
+    expected = evaluate(run, "bright/aops")["nDCG@10"]
     column = [c for c in result.columns if c != "name"][0]
     assert result[column].iloc[0] == pytest.approx(expected, abs=1e-12)
     # the same numbers as the command-line baseline's run
     cli_run = list(bm25.retrieve("bright/aops", progress=False))
-    assert evaluate.evaluate(cli_run, "bright/aops")["nDCG@10"] == pytest.approx(
+    assert evaluate(cli_run, "bright/aops")["nDCG@10"] == pytest.approx(
         expected, abs=1e-12
     )

@@ -11,7 +11,7 @@ import pytest
 
 from ir_bright import report
 from ir_bright.cli import main
-from ir_bright.evaluate import evaluate
+from ir_bright.scoring import evaluate
 from tests.fixtures import bright_hub
 
 SPLITS = [

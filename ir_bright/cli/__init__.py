@@ -20,15 +20,25 @@ SUBCOMMANDS = ("list", "download", "info", "export", "evaluate", "bm25", "report
 USAGE_ERROR = 2
 
 
+class ArgumentParser(argparse.ArgumentParser):
+    """An argparse parser that reports bad arguments in one line (exit status 2)."""
+
+    def error(self, message: str):
+        """Print ``<prog>: error: <message> (see <prog> --help)`` and exit with status 2."""
+        self.exit(USAGE_ERROR, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The top-level parser with every available subcommand."""
-    parser = argparse.ArgumentParser(
+    parser = ArgumentParser(
         prog="ir-bright",
         description="BRIGHT and MM-BRIGHT datasets, official scoring and baselines.",
     )
     parser.add_argument("-v", "--verbose", action="count", default=0, help="more logging")
     parser.add_argument("-q", "--quiet", action="store_true", help="only errors on stderr")
-    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    subparsers = parser.add_subparsers(
+        dest="command", metavar="COMMAND", parser_class=ArgumentParser
+    )
     for name in SUBCOMMANDS:
         try:
             module = importlib.import_module(f"{__name__}.{name}")

@@ -24,7 +24,6 @@ before the ranking is cut to --depth."""
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
-    from .list import one_line_errors
 
     parser = subparsers.add_parser(
         "bm25",
@@ -48,7 +47,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     )
     parser.add_argument("--tag", help="run tag (default ir_bright-bm25[-qs])")
     parser.set_defaults(func=run)
-    return one_line_errors(parser)
+    return parser
 
 
 def run(args: argparse.Namespace) -> int:

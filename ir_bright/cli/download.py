@@ -20,7 +20,6 @@ IR_BRIGHT_VERIFY=0. Files already cached are not fetched again. The summary goes
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
-    from .list import one_line_errors
 
     parser = subparsers.add_parser(
         "download",
@@ -35,7 +34,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         "--dry-run", action="store_true", help="only say which files would be fetched"
     )
     parser.set_defaults(func=run)
-    return one_line_errors(parser)
+    return parser
 
 
 def resolve_ids(patterns: list[str]) -> list[str]:

@@ -13,7 +13,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from ..evaluate import Scorer
+from ..scoring import Scorer
 
 FORMATS = ("table", "json", "csv")
 Results = list[tuple[str, dict[str, Any]]]  # (run path, scores) in command-line order

@@ -19,7 +19,6 @@ FORMATS = {"docs": ("tsv", "jsonl"), "queries": ("tsv", "jsonl"), "qrels": ("tre
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
-    from .list import one_line_errors
 
     parser = subparsers.add_parser(
         "export",
@@ -37,7 +36,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     )
     parser.add_argument("--fields", nargs="+", help="only these fields, in this order")
     parser.set_defaults(func=run)
-    return one_line_errors(parser)
+    return parser
 
 
 def run(args: argparse.Namespace) -> int:

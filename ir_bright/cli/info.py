@@ -18,7 +18,6 @@ EPILOG = """examples:
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
-    from .list import one_line_errors
 
     parser = subparsers.add_parser(
         "info",
@@ -31,7 +30,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     parser.add_argument("id", metavar="ID", help="a dataset id (see `ir-bright list`)")
     parser.add_argument("--format", choices=("text", "json"), default="text")
     parser.set_defaults(func=run)
-    return one_line_errors(parser)
+    return parser
 
 
 def describe(dataset_id: str) -> dict[str, Any]:

@@ -19,17 +19,6 @@ cached: "yes" when every hub file the dataset reads is in the cache (see `ir-bri
 "no" when none is, "k/n" when k of its n files are."""
 
 
-def one_line_errors(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
-    """Make ``parser`` report bad arguments in one line (exit status 2), not usage + error."""
-
-    def error(message: str):
-        name = parser.prog
-        parser.exit(2, f"{name}: error: {message} (see {name} --help)\n")
-
-    parser.error = error  # type: ignore[method-assign]
-    return parser
-
-
 def add_parser(subparsers) -> argparse.ArgumentParser:
     parser = subparsers.add_parser(
         "list",
@@ -42,7 +31,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     parser.add_argument("pattern", nargs="?", help="a substring or glob (* ? [...]) of the ids")
     parser.add_argument("--format", choices=("table", "tsv", "json"), default="table")
     parser.set_defaults(func=run)
-    return one_line_errors(parser)
+    return parser
 
 
 def match_ids(pattern: str | None, ids: list[str] | None = None) -> list[str]:

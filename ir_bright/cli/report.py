@@ -27,7 +27,6 @@ mm-bright-task1..3: paper-<model> (averages only), e.g. paper-bm25."""
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
     from ..report import benchmark_names
-    from .list import one_line_errors
 
     parser = subparsers.add_parser(
         "report",
@@ -57,7 +56,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     parser.add_argument("--plot", metavar="FILE.png", help="also draw a grouped bar chart")
     parser.add_argument("--name", default="run", help="system name of loose files and ID=PATH")
     parser.set_defaults(func=run)
-    return one_line_errors(parser)
+    return parser
 
 
 def run(args: argparse.Namespace) -> int:
@@ -81,6 +80,6 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _parse(measure: str):
-    from ..evaluate import parse_measures
+    from ..scoring import parse_measures
 
     return parse_measures([measure])[0]

@@ -14,7 +14,8 @@ from ir_measures import ScoredDoc, nDCG
 
 import ir_bright  # noqa: F401
 from ir_bright.errors import DatasetNotFoundError, RunFormatError
-from ir_bright.evaluate import (
+from ir_bright.measures import Official
+from ir_bright.scoring import (
     MeasureError,
     Scorer,
     drop_excluded,
@@ -22,7 +23,6 @@ from ir_bright.evaluate import (
     per_query,
     read_run,
 )
-from ir_bright.measures import Official
 from tests import protocol
 
 TOLERANCE = 1e-12

@@ -37,7 +37,7 @@ import ir_measures
 from ir_measures import Measure, ScoredDoc
 
 from . import registry
-from .errors import IrBrightError, RunFormatError
+from .errors import IrBrightError, MeasureError, RunFormatError
 from .measures import PROVIDER, Official, OfficialEvaluator, split_qrels
 
 logger = logging.getLogger(__name__)
@@ -60,10 +60,6 @@ __all__ = [
     "per_query",
     "read_run",
 ]
-
-
-class MeasureError(IrBrightError, ValueError):
-    """A measure that cannot be parsed or that no installed provider computes."""
 
 
 def evaluate(
