@@ -12,7 +12,8 @@ import argparse
 import importlib
 import logging
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from ..errors import IrBrightError
 
@@ -26,6 +27,18 @@ class ArgumentParser(argparse.ArgumentParser):
     def error(self, message: str):
         """Print ``<prog>: error: <message> (see <prog> --help)`` and exit with status 2."""
         self.exit(USAGE_ERROR, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def add_subcommand(
+    subparsers, run: Callable[[argparse.Namespace], int], name: str, **kwargs: Any
+) -> ArgumentParser:
+    """Add subcommand ``name`` whose parsed arguments go to ``run``; ``kwargs`` (help,
+    description, epilog with examples) go to argparse, the epilog printed as written."""
+    parser = subparsers.add_parser(
+        name, formatter_class=argparse.RawDescriptionHelpFormatter, **kwargs
+    )
+    parser.set_defaults(func=run)
+    return parser
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from ..errors import IrBrightError
+from . import add_subcommand
 
 logger = logging.getLogger(__name__)
 
@@ -24,14 +25,14 @@ before the ranking is cut to --depth."""
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
-
-    parser = subparsers.add_parser(
+    parser = add_subcommand(
+        subparsers,
+        run,
         "bm25",
         help="run the BM25 baseline and write a TREC run",
         description="Run the BRIGHT BM25 baseline (bm25s, in process) on every query of a "
         "dataset and write a TREC run.",
         epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("id", metavar="ID", help="a dataset id (see `ir-bright list`)")
     parser.add_argument("-o", "--output", metavar="RUN", help="the run file (default: stdout)")
@@ -46,7 +47,6 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         "--depth", type=int, default=1000, help="documents per query (default 1000)"
     )
     parser.add_argument("--tag", help="run tag (default ir_bright-bm25[-qs])")
-    parser.set_defaults(func=run)
     return parser
 
 

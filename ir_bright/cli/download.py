@@ -7,6 +7,7 @@ import logging
 import sys
 
 from ..errors import IrBrightError
+from . import add_subcommand
 
 logger = logging.getLogger(__name__)
 
@@ -20,20 +21,19 @@ IR_BRIGHT_VERIFY=0. Files already cached are not fetched again. The summary goes
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
-
-    parser = subparsers.add_parser(
+    parser = add_subcommand(
+        subparsers,
+        run,
         "download",
         help="fetch datasets' files ahead of use",
         description="Fetch every hub file the given datasets read into the cache "
         "(IR_DATASETS_HOME), so they work later without network.",
         epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("ids", nargs="+", metavar="ID", help="dataset ids or globs over them")
     parser.add_argument(
         "--dry-run", action="store_true", help="only say which files would be fetched"
     )
-    parser.set_defaults(func=run)
     return parser
 
 

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..scoring import Scorer
+from . import add_subcommand
 
 FORMATS = ("table", "json", "csv")
 Results = list[tuple[str, dict[str, Any]]]  # (run path, scores) in command-line order
@@ -36,13 +37,14 @@ examples:
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     """Add the ``evaluate`` subcommand."""
-    parser = subparsers.add_parser(
+    parser = add_subcommand(
+        subparsers,
+        run,
         "evaluate",
         help="score TREC run files under the official protocol",
         description="Score TREC run files on a BRIGHT or MM-BRIGHT dataset under the\n"
         "official protocol: one row per run, one column per measure.",
         epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("dataset", metavar="DATASET", help="dataset id, e.g. bright/aops")
     parser.add_argument(
@@ -66,7 +68,6 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         help=f"one row per run and query, then the run's mean as query '{MEAN_ROW}'",
     )
     parser.add_argument("--format", choices=FORMATS, default="table", help="output format")
-    parser.set_defaults(func=run)
     return parser
 
 

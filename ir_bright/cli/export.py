@@ -6,6 +6,7 @@ import argparse
 import sys
 
 from ..errors import IrBrightError
+from . import add_subcommand
 
 EPILOG = """examples:
   ir-bright export bright/biology queries                  tsv: query_id, text, ...
@@ -19,13 +20,13 @@ FORMATS = {"docs": ("tsv", "jsonl"), "queries": ("tsv", "jsonl"), "qrels": ("tre
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
-
-    parser = subparsers.add_parser(
+    parser = add_subcommand(
+        subparsers,
+        run,
         "export",
         help="write a dataset's docs, queries or qrels (tsv, jsonl, trec)",
         description="Write a dataset's docs, queries or qrels to stdout.",
         epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("id", metavar="ID", help="a dataset id (see `ir-bright list`)")
     parser.add_argument("entity", choices=tuple(FORMATS), help="what to export")
@@ -35,7 +36,6 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         help="tsv or jsonl (docs, queries); trec (default), tsv or jsonl (qrels)",
     )
     parser.add_argument("--fields", nargs="+", help="only these fields, in this order")
-    parser.set_defaults(func=run)
     return parser
 
 

@@ -9,6 +9,8 @@ import logging
 import sys
 from typing import Any
 
+from . import add_subcommand
+
 logger = logging.getLogger(__name__)
 
 EPILOG = """examples:
@@ -18,18 +20,17 @@ EPILOG = """examples:
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
-
-    parser = subparsers.add_parser(
+    parser = add_subcommand(
+        subparsers,
+        run,
         "info",
         help="documentation, official measures, counts and cache paths of a dataset",
         description="Describe one dataset: documentation, official measures, counts, the hub "
         "files it reads and where they are cached, and its cached BM25 indexes.",
         epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("id", metavar="ID", help="a dataset id (see `ir-bright list`)")
     parser.add_argument("--format", choices=("text", "json"), default="text")
-    parser.set_defaults(func=run)
     return parser
 
 

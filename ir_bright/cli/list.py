@@ -9,6 +9,7 @@ import sys
 from typing import Any
 
 from ..errors import IrBrightError
+from . import add_subcommand
 
 EPILOG = """examples:
   ir-bright list                      every ir_bright id
@@ -20,17 +21,17 @@ cached: "yes" when every hub file the dataset reads is in the cache (see `ir-bri
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
-    parser = subparsers.add_parser(
+    parser = add_subcommand(
+        subparsers,
+        run,
         "list",
         help="list dataset ids with counts and cache status",
         description="List ir_bright's dataset ids with their doc, query and qrel counts and "
         "whether their files are cached.",
         epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("pattern", nargs="?", help="a substring or glob (* ? [...]) of the ids")
     parser.add_argument("--format", choices=("table", "tsv", "json"), default="table")
-    parser.set_defaults(func=run)
     return parser
 
 

@@ -6,6 +6,8 @@ import argparse
 import logging
 import sys
 
+from . import add_subcommand
+
 EPILOG = """run files are found by name: the dataset id with each / written __, plus .trec, .run,
 .txt or .tsv (optionally .gz), e.g. bright__biology.trec, bright__pony-long.run.gz,
 mm-bright__academia__task1.trec. A folder of such files is one system (named after the
@@ -28,13 +30,14 @@ mm-bright-task1..3: paper-<model> (averages only), e.g. paper-bm25."""
 def add_parser(subparsers) -> argparse.ArgumentParser:
     from ..report import benchmark_names
 
-    parser = subparsers.add_parser(
+    parser = add_subcommand(
+        subparsers,
+        run,
         "report",
         help="the paper's per-domain table (and a bar chart) from runs",
         description="Score one run per dataset officially and print the paper's table: one "
         "row per system, one column per domain plus the macro average, x100 with one decimal.",
         epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument(
         "runs", nargs="+", metavar="RUN_DIR_OR_FILE", help="folders, run files or ID=PATH"
@@ -55,7 +58,6 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     )
     parser.add_argument("--plot", metavar="FILE.png", help="also draw a grouped bar chart")
     parser.add_argument("--name", default="run", help="system name of loose files and ID=PATH")
-    parser.set_defaults(func=run)
     return parser
 
 
