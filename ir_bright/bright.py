@@ -64,20 +64,52 @@ def _read_columns(path, columns: list[str]) -> dict[str, list]:
     return {name: table.column(name).to_pylist() for name in columns}
 
 
-class BrightQueries(BaseQueries):
-    """Queries of ``bright/<domain>``: the ``examples`` rows plus each LLM's reasoning."""
+class _ExamplesQueries(BaseQueries):
+    """What both BRIGHT query components share: rows of ``examples``, counts, namespace."""
+
+    record: type = BrightQuery
 
     def __init__(self, split: str):
         self._split = split
 
+    def _examples(self) -> dict[str, list]:
+        path = _file("examples", self._split).fetch()
+        rows = _read_columns(path, ["id", "query", "reasoning", "gold_answer"])
+        rows["id"] = [str(query_id) for query_id in rows["id"]]
+        return rows
+
+    def _llm_texts(self, model: str) -> dict[str, str]:
+        """``{query id: the model's reasoning}`` from the ``query`` column of its config."""
+        rows = _read_columns(_file(_reason_config(model), self._split).fetch(), ["id", "query"])
+        return dict(zip(map(str, rows["id"]), rows["query"]))
+
+    def queries_count(self) -> int | None:
+        """The cached ``examples`` file's row count, or None (the recorded count is used)."""
+        return cached_row_count(_file("examples", self._split))
+
+    def queries_cls(self) -> type:
+        """The record type."""
+        return self.record
+
+    def queries_namespace(self) -> str:
+        """Queries of the same namespace share ids."""
+        return NAMESPACE
+
+    def queries_lang(self) -> str:
+        """English."""
+        return "en"
+
+
+class BrightQueries(_ExamplesQueries):
+    """Queries of ``bright/<domain>``: the ``examples`` rows plus each LLM's reasoning."""
+
+    record = BrightQuery
+
     def queries_iter(self) -> Iterator[BrightQuery]:
         """Yield ``BrightQuery`` records in the hub's row order."""
-        rows = _read_columns(
-            _file("examples", self._split).fetch(), ["id", "query", "reasoning", "gold_answer"]
-        )
-        reasons = [self._llm_texts(model) for model in REASON_FIELDS.values()]
+        rows = self._examples()
+        reasons = [self._llm_texts_or_none(model) for model in REASON_FIELDS.values()]
         for i, query_id in enumerate(rows["id"]):
-            query_id = str(query_id)
             yield BrightQuery(
                 query_id,
                 rows["query"][i],
@@ -86,74 +118,35 @@ class BrightQueries(BaseQueries):
                 *(texts.get(query_id) for texts in reasons),
             )
 
-    def _llm_texts(self, model: str) -> dict[str, str]:
-        file = _file(_reason_config(model), self._split)
+    def _llm_texts_or_none(self, model: str) -> dict[str, str]:
         try:
-            path = file.fetch()
+            return self._llm_texts(model)
         except OfflineError as exc:
             logger.warning("%s reasoning left empty (None): %s", model, exc)
             return {}
-        rows = _read_columns(path, ["id", "query"])
-        return dict(zip(map(str, rows["id"]), rows["query"]))
-
-    def queries_count(self) -> int | None:
-        """The cached ``examples`` file's row count, or None (the recorded count is used)."""
-        return cached_row_count(_file("examples", self._split))
-
-    def queries_cls(self) -> type:
-        """``BrightQuery``."""
-        return BrightQuery
-
-    def queries_namespace(self) -> str:
-        """Queries of the same namespace share ids."""
-        return NAMESPACE
-
-    def queries_lang(self) -> str:
-        """English."""
-        return "en"
 
 
-class BrightReasoningQueries(BaseQueries):
+class BrightReasoningQueries(_ExamplesQueries):
     """Queries of ``.../<model>-reason``: the text is the LLM's reasoning about the post."""
 
+    record = BrightReasoningQuery
+
     def __init__(self, split: str, model: str):
-        self._split = split
+        super().__init__(split)
         self._model = model
 
     def queries_iter(self) -> Iterator[BrightReasoningQuery]:
         """Yield ``BrightReasoningQuery`` records in the ``examples`` row order."""
-        originals = _read_columns(
-            _file("examples", self._split).fetch(), ["id", "query", "reasoning", "gold_answer"]
-        )
-        llm = _read_columns(
-            _file(_reason_config(self._model), self._split).fetch(), ["id", "query"]
-        )
-        llm_text = dict(zip(map(str, llm["id"]), llm["query"]))
-        for i, query_id in enumerate(originals["id"]):
-            query_id = str(query_id)
+        rows = self._examples()
+        llm_text = self._llm_texts(self._model)
+        for i, query_id in enumerate(rows["id"]):
             yield BrightReasoningQuery(
                 query_id,
                 llm_text.get(query_id),
-                originals["query"][i],
-                originals["reasoning"][i],
-                originals["gold_answer"][i],
+                rows["query"][i],
+                rows["reasoning"][i],
+                rows["gold_answer"][i],
             )
-
-    def queries_count(self) -> int | None:
-        """The cached ``examples`` file's row count, or None (the recorded count is used)."""
-        return cached_row_count(_file("examples", self._split))
-
-    def queries_cls(self) -> type:
-        """``BrightReasoningQuery``."""
-        return BrightReasoningQuery
-
-    def queries_namespace(self) -> str:
-        """Queries of the same namespace share ids."""
-        return NAMESPACE
-
-    def queries_lang(self) -> str:
-        """English."""
-        return "en"
 
 
 class BrightQrels(BaseQrels):
