@@ -25,7 +25,7 @@ def write_corpus(
     """Write ``n_docs`` documents (columns id, content) of random Zipf-ish words to ``path``.
 
     With the defaults the file is about the size of BRIGHT's leetcode corpus (210 MB). The
-    whole corpus lands in one row group unless ``row_group_size`` is given, as on the hub.
+    row groups hold ``row_group_size`` rows (at most 50,000: one per generated chunk).
     """
     rng = np.random.default_rng(seed)
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import bisect
 import logging
+import mmap
 import os
 import queue
 import threading
@@ -168,14 +169,26 @@ class ArrowStore:
         parquet = parquet or self._parquet_path()
         return self.path_for(parquet).is_file()
 
+    def path(self) -> Path:
+        """The IPC file, built first if needed."""
+        parquet = self._parquet_path()
+        target = self.path_for(parquet)
+        if not target.is_file():
+            self._build(parquet, target)
+        return target
+
     def table(self) -> pa.Table:
-        """The whole corpus as a zero-copy, memory-mapped Arrow table (built on first use)."""
+        """The whole corpus as a zero-copy, memory-mapped Arrow table (built on first use).
+
+        The mapping is advised as random access, so a lookup brings in the pages it reads and
+        not the kernel's usual read-ahead around them.
+        """
         if self._table is None:
-            parquet = self._parquet_path()
-            target = self.path_for(parquet)
-            if not target.is_file():
-                self._build(parquet, target)
-            with ipc.open_file(pa.memory_map(str(target))) as reader:
+            with open(self.path(), "rb") as file:
+                mapping = mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ)
+            if hasattr(mapping, "madvise") and hasattr(mmap, "MADV_RANDOM"):
+                mapping.madvise(mmap.MADV_RANDOM)
+            with ipc.open_file(pa.BufferReader(pa.py_buffer(mapping))) as reader:
                 self._table = reader.read_all()
             lengths = [len(chunk) for chunk in self._table.column(self._id_column).chunks]
             self._chunk_starts = [0]
@@ -227,9 +240,27 @@ class ArrowStore:
         offset = row - self._chunk_starts[chunk]
         return tuple(table.column(name).chunk(chunk)[offset].as_py() for name in self._columns)
 
-    def batches(self) -> Iterator[pa.RecordBatch]:
-        """The corpus as Arrow record batches, zero-copy from the memory map."""
-        yield from self.table().to_batches()
+    def batches(
+        self, start: int = 0, stop: int | None = None, columns: Sequence[str] | None = None
+    ) -> Iterator[pa.RecordBatch]:
+        """Rows ``start`` to ``stop`` as record batches, read from the file in order.
+
+        Plain reads, not the memory map: a scan keeps about one batch in memory, instead of
+        leaving every page of the corpus mapped into the process.
+        """
+        with ipc.open_file(pa.OSFile(str(self.path()))) as reader:
+            first = 0
+            for index in range(reader.num_record_batches):
+                if stop is not None and first >= stop:
+                    return
+                batch = reader.get_batch(index)
+                last = first + batch.num_rows
+                if last > start:
+                    low = max(start - first, 0)
+                    high = batch.num_rows if stop is None else min(stop - first, batch.num_rows)
+                    batch = batch.slice(low, high - low)
+                    yield batch.select(list(columns)) if columns else batch
+                first = last
 
     def __len__(self) -> int:
         return self.table().num_rows
@@ -288,9 +319,8 @@ class DocsIter:
         return next(self._iterator)
 
     def _scan(self, start: int = 0, stop: int | None = None) -> Iterator[Any]:
-        table = self._store.table().slice(start, None if stop is None else stop - start)
         names = self._store.columns
-        for batch in table.to_batches(max_chunksize=BATCH_ROWS):
+        for batch in self._store.batches(start, stop):
             values = [batch.column(name).to_pylist() for name in names]
             yield from map(self._to_doc, zip(*values))
 
@@ -304,6 +334,22 @@ class DocsIter:
         start, stop, step = key.indices(total)
         docs = self._scan(start, max(start, stop))
         return docs if step == 1 else (doc for i, doc in enumerate(docs) if i % step == 0)
+
+
+def _rebatched(batches: Iterable[pa.RecordBatch], size: int) -> Iterator[pa.RecordBatch]:
+    """The rows of ``batches`` regrouped into batches of ``size`` rows (the last may be short)."""
+    pending: list[pa.RecordBatch] = []
+    rows = 0
+    for batch in batches:
+        pending.append(batch)
+        rows += batch.num_rows
+        while rows >= size:
+            table = pa.Table.from_batches(pending)
+            yield from table.slice(0, size).combine_chunks().to_batches()
+            pending = table.slice(size).to_batches()
+            rows -= size
+    if rows:
+        yield from pa.Table.from_batches(pending).combine_chunks().to_batches()
 
 
 class ParquetDocs(BaseDocs):
@@ -344,7 +390,7 @@ class ParquetDocs(BaseDocs):
         """The corpus as Arrow record batches with columns ``doc_id`` and ``text``."""
         names = ["doc_id", "text"]
         if self._store.built():
-            batches = self._store.table().to_batches(max_chunksize=batch_size)
+            batches = _rebatched(self._store.batches(), batch_size)
         else:
             batches = read_batches(self.docs_path(), [self.ID_COLUMN, self.TEXT_COLUMN], batch_size)
         for batch in batches:

@@ -50,7 +50,7 @@ class PairCorpus:
     def passage_batches(self, columns: list[str]) -> Iterator[pa.RecordBatch]:
         """The passages in corpus order, from the memory map once built, else the parquet."""
         if self.passages.built():
-            yield from self.passages.table().select(columns).to_batches()
+            yield from self.passages.batches(columns=columns)
         else:
             yield from read_batches(self.passages_file.fetch(), columns)
 
