@@ -103,7 +103,7 @@ def phase(name: str, home: Path) -> dict:
     items = 0
     if name == "import":
         pass
-    elif name in ("text docs_iter (parquet)", "text docs_iter (memory map)"):
+    elif name in ("text docs_iter (parquet)", "text docs_iter (store built)"):
         for _ in text.docs_iter():
             items += 1
     elif name == "text store build":
@@ -192,7 +192,7 @@ PHASES = [
     "import",
     "text docs_iter (parquet)",
     "text store build",
-    "text docs_iter (memory map)",
+    "text docs_iter (store built)",
     "text 1,000 lookups",
     "decodability (once)",
     "pair docs_iter",

@@ -212,7 +212,7 @@ def _domain_datasets(split, domain, long, spec, counts, docs_yaml) -> dict[str, 
     docs_count = counts["long_docs" if long else "docs"]
     docs = ParquetDocs(
         docs_file,
-        namespace=f"{NAMESPACE}:{docs_file.path}",  # aops and theoremqa-questions share one
+        namespace=f"{NAMESPACE}:{(docs_file.twin or docs_file).path}",  # aops = theoremqa-qs
         count=docs_count,
     )
     qrels = BrightQrels(split, "gold_ids_long" if long else "gold_ids")

@@ -66,8 +66,12 @@ def offline() -> bool:
 class HubFile:
     """A file of a hub dataset repository and the place it is cached.
 
-    ``aliases`` are other cache paths (same namespace) that hold the same bytes, such as the
-    name ir_datasets' own loader gives a file; one of them being present avoids a download.
+    ``aliases`` are other cache paths (same namespace) whose files hold the same bytes per the
+    pins; one of them being present avoids a download. ``twin`` is another hub file with the
+    same pinned checksum (BRIGHT's aops and theoremqa_questions corpora): this file is then
+    fetched and cached as the twin, once. Both rest on checksums, so both apply only while
+    verification is on; a re-exported mirror (``IR_BRIGHT_VERIFY=0``) gets each path fetched
+    as it is.
     """
 
     repo: str
@@ -78,6 +82,7 @@ class HubFile:
     size: int | None = None
     md5: str | None = None
     aliases: tuple[str, ...] = field(default=())
+    twin: HubFile | None = None
 
     @property
     def url(self) -> str:
@@ -92,8 +97,14 @@ class HubFile:
         """Where the file is (or will be) cached; it may not exist yet."""
         return cache_home() / self.namespace / self.cache_path
 
+    def shared(self) -> HubFile:
+        """The file that is fetched for this one: its twin while verification is on, or itself."""
+        return self.twin if self.twin is not None and verification_enabled() else self
+
     def cached_path(self) -> Path | None:
         """The cached copy (under this name or an alias), or None when not cached."""
+        if self.shared() is not self:
+            return self.shared().cached_path()
         for candidate in self._candidates():
             if candidate.is_file():
                 return candidate
@@ -105,6 +116,8 @@ class HubFile:
 
     def fetch(self) -> Path:
         """Return the path of the verified local copy, downloading it first if needed."""
+        if self.shared() is not self:
+            return self.shared().fetch()
         found = self.cached_path()
         if found is not None:
             return found
@@ -124,9 +137,10 @@ class HubFile:
 
     def _candidates(self) -> Iterator[Path]:
         yield self.local_path
-        folder = self.local_path.parent
-        for alias in self.aliases:
-            yield folder / alias
+        if verification_enabled():
+            folder = self.local_path.parent
+            for alias in self.aliases:
+                yield folder / alias
 
 
 def _filelock():
@@ -293,12 +307,12 @@ def catalogue(data: dict) -> dict[str, HubFile]:
     """The hub files described by a catalogue (one of ``ir_bright/etc/*_files.json``).
 
     ``data`` has ``repo``, ``revision``, ``namespace`` and ``files``: key -> ``path``,
-    ``cache_path`` and optionally ``size``, ``md5`` and ``same_as`` (the key of a file with
-    identical bytes, which is then fetched once and also found under this entry's cache path).
+    ``cache_path`` and optionally ``size``, ``md5`` and ``same_as`` (the key of a file with the
+    same pinned checksum: the two become twins, fetched once while verification is on).
     """
     entries = data["files"]
 
-    def make(key: str, aliases: tuple[str, ...] = ()) -> HubFile:
+    def make(key: str, **links) -> HubFile:
         entry = entries[key]
         return HubFile(
             repo=data["repo"],
@@ -308,14 +322,18 @@ def catalogue(data: dict) -> dict[str, HubFile]:
             revision=data.get("revision", "main"),
             size=entry.get("size"),
             md5=entry.get("md5"),
-            aliases=aliases,
+            **links,
         )
 
-    aliases: dict[str, tuple[str, ...]] = {}
-    for entry in entries.values():
+    twins: dict[str, list[str]] = {}
+    for key, entry in entries.items():
         if "same_as" in entry:
-            aliases[entry["same_as"]] = aliases.get(entry["same_as"], ()) + (entry["cache_path"],)
-    canonical = {
-        key: make(key, aliases.get(key, ())) for key in entries if "same_as" not in entries[key]
+            twins.setdefault(entry["same_as"], []).append(key)
+    files = {
+        key: make(key, aliases=tuple(entries[t]["cache_path"] for t in twins.get(key, ())))
+        for key, entry in entries.items()
+        if "same_as" not in entry
     }
-    return {key: canonical[entry.get("same_as", key)] for key, entry in entries.items()}
+    for canonical, keys in twins.items():
+        files.update({key: make(key, twin=files[canonical]) for key in keys})
+    return files

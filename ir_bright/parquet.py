@@ -372,7 +372,7 @@ class ParquetDocs(BaseDocs):
 
     def docs_path(self, force: bool = True) -> Path:
         """The cached parquet file (downloaded when ``force``)."""
-        return self._hub_file.fetch() if force else self._hub_file.local_path
+        return self._hub_file.fetch() if force else self._hub_file.shared().local_path
 
     def docs_iter(self) -> DocsIter:
         """All documents as ``GenericDoc(doc_id, text)``, in corpus order; sliceable."""

@@ -10,7 +10,16 @@ from typing import NamedTuple
 
 from ir_datasets.formats import GenericDoc, TrecQrel
 
-__all__ = ["GenericDoc", "TrecQrel", "BrightQuery", "BrightReasoningQuery"]
+__all__ = [
+    "GenericDoc",
+    "TrecQrel",
+    "BrightQuery",
+    "BrightReasoningQuery",
+    "MMBrightQuery",
+    "MMBrightMultimodalQuery",
+    "MMBrightImageDoc",
+    "MMBrightPairDoc",
+]
 
 
 class BrightQuery(NamedTuple):
@@ -54,8 +63,6 @@ class BrightReasoningQuery(NamedTuple):
 
 
 # --- MM-BRIGHT ---------------------------------------------------------------------------------
-
-__all__ += ["MMBrightQuery", "MMBrightMultimodalQuery", "MMBrightImageDoc", "MMBrightPairDoc"]
 
 
 class MMBrightQuery(NamedTuple):

@@ -8,6 +8,7 @@ import ir_datasets
 import pytest
 
 import ir_bright
+from ir_bright import hub
 from ir_bright.errors import OfflineError
 from tests.fixtures import bright_hub
 from tests.fixtures.bright_hub import REASON_CONFIGS, llm_text, repo_path
@@ -202,12 +203,30 @@ def test_bulk_access_gives_arrow_and_pandas_batches(bright):
     assert frames[0]["doc_id"].tolist() == list(docs)
 
 
-def test_aops_and_theoremqa_questions_share_one_download(bright):
+def test_aops_and_theoremqa_questions_share_one_download_when_verified(bright, monkeypatch):
+    # The two corpora are pinned to one md5; with verification on, one file serves both.
+    monkeypatch.delenv("IR_BRIGHT_VERIFY")
+    monkeypatch.setattr(hub, "_verify", lambda *args: None)  # as if the fixture matched the pins
     aops = {d.doc_id for d in ir_datasets.load("bright/aops").docs_iter()}
     theorem = {d.doc_id for d in ir_datasets.load("bright/theoremqa-questions").docs_iter()}
     assert aops == theorem
-    assert len(bright.downloads("-00000-of-00001.parquet")) == 1
-    assert bright.downloads()[0] == repo_path("documents", "aops")
+    assert bright.downloads("-00000-of-00001.parquet") == [repo_path("documents", "aops")]
+    assert (
+        ir_datasets.load("bright/aops").docs_namespace()
+        == ir_datasets.load("bright/theoremqa-questions").docs_namespace()
+    )
+
+
+def test_an_unverified_mirror_gets_each_corpus_from_its_own_path(bright, hub_root):
+    # With IR_BRIGHT_VERIFY=0 nothing proves the mirror's two files identical.
+    mirror_only = bright_hub.REPO + "/" + repo_path("documents", "theoremqa_questions")
+    bright_hub._write(
+        hub_root, "documents", "theoremqa_questions", bright_hub._docs_table({"only": "here"})
+    )
+    assert (hub_root / mirror_only).is_file()
+    docs = [d.doc_id for d in ir_datasets.load("bright/theoremqa-questions").docs_iter()]
+    assert docs == ["only"]
+    assert len(list(ir_datasets.load("bright/aops").docs_iter())) == 16
 
 
 def test_core_downloads_are_reused(bright, isolated_home):

@@ -196,3 +196,34 @@ def test_alias_of_identical_bytes_avoids_a_download(hub, isolated_home):
     )
     assert twin.fetch() == isolated_home / "ns" / "twin.parquet"
     assert hub.requests == []
+
+
+def twins():
+    canonical = hub_file("config/a.parquet")
+    twin = HubFile(
+        repo=REPO,
+        path="config/b.parquet",
+        namespace="ns",
+        cache_path="b.parquet",
+        size=len(BODY),
+        md5=hashlib.md5(BODY).hexdigest(),
+        twin=canonical,
+    )
+    return canonical, twin
+
+
+def test_twin_files_are_fetched_once_while_verification_is_on(hub, hub_root):
+    put(hub_root, "config/a.parquet")
+    put(hub_root, "config/b.parquet")
+    canonical, twin = twins()
+    assert twin.fetch() == canonical.fetch() == canonical.local_path
+    assert hub.requests == ["config/a.parquet"]
+
+
+def test_twin_files_are_fetched_apart_from_an_unverified_mirror(hub, hub_root, monkeypatch):
+    put(hub_root, "config/a.parquet")
+    put(hub_root, "config/b.parquet", b"a mirror's own bytes")
+    monkeypatch.setenv("IR_BRIGHT_VERIFY", "0")
+    canonical, twin = twins()
+    assert twin.fetch().read_bytes() == b"a mirror's own bytes"
+    assert canonical.fetch().read_bytes() == BODY

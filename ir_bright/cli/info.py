@@ -57,7 +57,7 @@ def describe(dataset_id: str) -> dict[str, Any]:
                 "url": file.url,
                 "size": file.size,
                 "cached": cached is not None,
-                "local_path": str(cached or file.local_path),
+                "local_path": str(cached or file.shared().local_path),
             }
         )
     info = {
