@@ -90,6 +90,4 @@ def test_experiment_with_official_measure_and_the_bm25_transformer(bright):
     assert result[column].iloc[0] == pytest.approx(expected, abs=1e-12)
     # the same numbers as the command-line baseline's run
     cli_run = list(bm25.retrieve("bright/aops", progress=False))
-    assert evaluate(cli_run, "bright/aops")["nDCG@10"] == pytest.approx(
-        expected, abs=1e-12
-    )
+    assert evaluate(cli_run, "bright/aops")["nDCG@10"] == pytest.approx(expected, abs=1e-12)
