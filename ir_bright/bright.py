@@ -19,14 +19,13 @@ from collections.abc import Iterator
 from functools import cache
 from typing import Any
 
-import pyarrow.parquet as pq
 from ir_datasets.datasets.base import Dataset
 from ir_datasets.formats import BaseQrels, BaseQueries, TrecQrel
 
 from . import hub
 from .errors import OfflineError
 from .judgements import EXCLUDED, query_qrels
-from .parquet import ParquetDocs, cached_row_count
+from .parquet import ParquetDocs, cached_row_count, read_columns
 from .records import BrightQuery, BrightReasoningQuery
 from .registry import Documentation, dataset, etc_json, etc_yaml
 
@@ -59,11 +58,6 @@ def _file(config: str, split: str) -> hub.HubFile:
     return _files()[f"{config}/{split}"]
 
 
-def _read_columns(path, columns: list[str]) -> dict[str, list]:
-    table = pq.read_table(path, columns=columns)
-    return {name: table.column(name).to_pylist() for name in columns}
-
-
 class _ExamplesQueries(BaseQueries):
     """What both BRIGHT query components share: rows of ``examples``, counts, namespace."""
 
@@ -74,13 +68,13 @@ class _ExamplesQueries(BaseQueries):
 
     def _examples(self) -> dict[str, list]:
         path = _file("examples", self._split).fetch()
-        rows = _read_columns(path, ["id", "query", "reasoning", "gold_answer"])
+        rows = read_columns(path, ["id", "query", "reasoning", "gold_answer"])
         rows["id"] = [str(query_id) for query_id in rows["id"]]
         return rows
 
     def _llm_texts(self, model: str) -> dict[str, str]:
         """``{query id: the model's reasoning}`` from the ``query`` column of its config."""
-        rows = _read_columns(_file(_reason_config(model), self._split).fetch(), ["id", "query"])
+        rows = read_columns(_file(_reason_config(model), self._split).fetch(), ["id", "query"])
         return dict(zip(map(str, rows["id"]), rows["query"]))
 
     def queries_count(self) -> int | None:
@@ -158,7 +152,7 @@ class BrightQrels(BaseQrels):
 
     def qrels_iter(self) -> Iterator[TrecQrel]:
         """Yield the qrels query by query, in the hub's row order."""
-        rows = _read_columns(
+        rows = read_columns(
             _file("examples", self._split).fetch(), ["id", self._gold_column, "excluded_ids"]
         )
         for query_id, gold, excluded in zip(

@@ -22,7 +22,7 @@ class ChecksumError(DownloadError):
 
 
 class CacheError(IrBrightError):
-    """The cache folder cannot be written."""
+    """The cache folder cannot be written, or a cached file cannot be read."""
 
 
 class DatasetNotFoundError(IrBrightError, KeyError):

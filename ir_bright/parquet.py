@@ -30,7 +30,16 @@ from ir_datasets.indices import Docstore
 
 from .errors import CacheError
 
-__all__ = ["read_batches", "iter_records", "ArrowStore", "ParquetDocs", "DocsIter"]
+__all__ = [
+    "ArrowStore",
+    "DocsIter",
+    "ParquetDocs",
+    "cached_row_count",
+    "iter_records",
+    "open_parquet",
+    "read_batches",
+    "read_columns",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -52,14 +61,60 @@ def read_batches(
     files of large row groups page by page in one background thread, so that peak memory stays
     near one batch whatever the layout (the hub's layout is not ours to choose).
     """
-    parquet = pq.ParquetFile(path, buffer_size=READ_BUFFER_BYTES, pre_buffer=False)
+    parquet = open_parquet(path)
     columns = list(columns) if columns else None
+    _check_columns(parquet, path, columns or [])
     if _largest_row_group_bytes(parquet) <= PARALLEL_ROW_GROUP_BYTES:
         parquet.close()
-        yield from _scan_in_parallel(path, columns, batch_size)
-        return
-    batches = parquet.iter_batches(batch_size=batch_size, columns=columns)
-    yield from _prefetched(batches, parquet.close)
+        batches = _scan_in_parallel(path, columns, batch_size)
+    else:
+        batches = _prefetched(
+            parquet.iter_batches(batch_size=batch_size, columns=columns), parquet.close
+        )
+    try:
+        yield from batches
+    except (pa.ArrowException, OSError) as exc:
+        raise CacheError(_unreadable(path, exc)) from exc
+
+
+def open_parquet(path: str | os.PathLike) -> pq.ParquetFile:
+    """Open a (cached) parquet file for buffered reading; an unreadable file raises a
+    :class:`~ir_bright.errors.CacheError` naming it and the fix."""
+    try:
+        return pq.ParquetFile(path, buffer_size=READ_BUFFER_BYTES, pre_buffer=False)
+    except (pa.ArrowException, OSError) as exc:
+        raise CacheError(_unreadable(path, exc)) from exc
+
+
+def read_columns(path: str | os.PathLike, columns: Sequence[str]) -> dict[str, list]:
+    """``{column: its values}`` of a small parquet file (queries, judgements)."""
+    parquet = open_parquet(path)
+    _check_columns(parquet, path, columns)
+    try:
+        table = parquet.read(columns=list(columns))
+    except (pa.ArrowException, OSError) as exc:
+        raise CacheError(_unreadable(path, exc)) from exc
+    finally:
+        parquet.close()
+    return {name: table.column(name).to_pylist() for name in columns}
+
+
+def _check_columns(parquet: pq.ParquetFile, path, columns: Sequence[str]) -> None:
+    present = parquet.schema_arrow.names
+    missing = [name for name in columns if name not in present]
+    if missing:
+        raise CacheError(
+            f"{path} has no column {', '.join(missing)} (it has {', '.join(present)}): not the "
+            "hub's file? delete it and run again to fetch it anew"
+        )
+
+
+def _unreadable(path, exc: BaseException) -> str:
+    reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    return (
+        f"cannot read {path} as parquet ({reason}): delete it and run again to fetch it anew, "
+        "or fetch it ahead with `ir-bright download`"
+    )
 
 
 def _largest_row_group_bytes(parquet: pq.ParquetFile) -> int:
@@ -135,7 +190,7 @@ def iter_records(
 def cached_row_count(hub_file) -> int | None:
     """The row count of a hub parquet file from its footer if it is cached, else None."""
     path = hub_file.cached_path()
-    return pq.ParquetFile(path).metadata.num_rows if path is not None else None
+    return open_parquet(path).metadata.num_rows if path is not None else None
 
 
 class ArrowStore:
@@ -207,7 +262,7 @@ class ArrowStore:
                 logger.info("building the random-access store %s (once)", target)
                 partial = target.with_name(target.name + ".part")
                 try:
-                    schema = pq.read_schema(parquet)
+                    schema = open_parquet(parquet).schema_arrow
                     schema = pa.schema([schema.field(name) for name in self._columns])
                     with ipc.new_file(str(partial), schema) as writer:
                         for batch in read_batches(parquet, self._columns):

@@ -5,6 +5,8 @@ from __future__ import annotations
 import logging
 
 import ir_datasets
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
 import ir_bright
@@ -308,3 +310,23 @@ def test_counts_come_from_the_cached_files_once_they_are_there(bright):
     assert dataset.docs_count() == len(rows["documents"])
     expected_qrels = gold_pairs(rows["examples"]) | excluded_pairs(rows["examples"])
     assert dataset.qrels_count() == len(expected_qrels)
+
+
+def test_an_unreadable_cached_file_is_named_and_kept(bright, isolated_home):
+    cached = isolated_home / "bright" / "biology.queries.parquet"
+    cached.parent.mkdir()
+    cached.write_bytes(b"PAR1 this is not parquet")
+    with pytest.raises(ir_bright.errors.CacheError) as error:
+        list(ir_datasets.load("bright/biology").qrels_iter())
+    message = str(error.value)
+    assert str(cached) in message and "delete it" in message and "\n" not in message
+    assert cached.read_bytes() == b"PAR1 this is not parquet"  # never deleted behind your back
+    assert bright.requests == []
+
+
+def test_a_cached_file_without_the_expected_columns_is_named(bright, isolated_home):
+    cached = isolated_home / "bright" / "pony.docs.parquet"
+    cached.parent.mkdir()
+    pq.write_table(pa.table({"doc": ["a"]}), cached)
+    with pytest.raises(ir_bright.errors.CacheError, match="no column id, content"):
+        list(ir_datasets.load("bright/pony").docs_iter())
