@@ -28,16 +28,25 @@ def query_qrels(
     judged: Iterable[tuple[str, int]],
     excluded: Iterable[str] = (),
 ) -> Iterator[TrecQrel]:
-    """The qrels of one query: each judged doc once (its highest label), then each excluded
-    doc once as :data:`EXCLUDED`. Sentinels are skipped; a judged doc is never excluded."""
+    """The qrels of one query: each judged doc once (its highest label) and each excluded doc
+    once as :data:`EXCLUDED`. Sentinels are skipped.
+
+    A doc both judged and excluded (an MM-BRIGHT gold id listed among the query's negative
+    ids) gets both qrels, as the official code treats it: it stays relevant and is removed
+    from the ranking. Its exclusion comes first, so a dict built from the qrels (last one
+    wins, as ``qrels_dict()``) keeps the judgement; ``Official(...)`` and every ir_bright
+    consumer read the exclusion from the -100 qrel wherever it is.
+    """
     labels: dict[str, int] = {}
     for doc_id, label in judged:
         if is_id(doc_id) and label > labels.get(doc_id, label - 1):
             labels[doc_id] = label
+    unique_excluded = list(dict.fromkeys(doc_id for doc_id in excluded if is_id(doc_id)))
+    for doc_id in unique_excluded:
+        if doc_id in labels:
+            yield TrecQrel(query_id, doc_id, EXCLUDED, "0")
     for doc_id, label in labels.items():
         yield TrecQrel(query_id, doc_id, label, "0")
-    seen = set(labels)
-    for doc_id in excluded:
-        if is_id(doc_id) and doc_id not in seen:
-            seen.add(doc_id)
+    for doc_id in unique_excluded:
+        if doc_id not in labels:
             yield TrecQrel(query_id, doc_id, EXCLUDED, "0")

@@ -215,6 +215,43 @@ def test_task2_qrels_come_from_the_multimodal_rows(mm, name):
     assert qrels_of(f"mm-bright/{name}/task2") == ref_text_qrels(mm.domains[name].multimodal)
 
 
+def academia_with_gold_negatives():
+    """Academia whose query 1 lists its gold passage among its negative ids too."""
+    domain = mmbright_hub.academia()
+    gold = "academia/b0000001_1.txt"
+    domain.examples[1]["negative_ids"] = [gold, "academia/c0ffee00_7.txt"]
+    domain.multimodal[1]["negative_ids"] = [gold]
+    return domain
+
+
+@pytest.mark.parametrize("task", ["task1", "task2"])
+def test_a_gold_id_that_is_also_negative_is_relevant_and_removed_from_the_ranking(
+    hub, hub_root, task
+):
+    # MM-BRIGHT.md §2: "Qrels: each gold id 1. Excluded: the query's negative_ids except N/A",
+    # and for all four tasks "the excluded ids of the query are removed from the ranking".
+    from ir_bright.measures import Official
+
+    mmbright_hub.write_mmbright(hub_root, {"academia": academia_with_gold_negatives})
+    gold = "academia/b0000001_1.txt"
+    qrels = list(ir_datasets.load(f"mm-bright/academia/{task}").qrels_iter())
+    mine = {(q.doc_id, q.relevance) for q in qrels if q.query_id == "1"}
+    assert (gold, 1) in mine and (gold, EXCLUDED) in mine
+    run = {"1": {gold: 3.0, "academia/a7beca61_6123.txt": 2.0, "academia/README.txt": 1.0}}
+    measure = Official(ir_measures.nDCG @ 10)
+    only_query_1 = [q for q in qrels if q.query_id == "1"]
+    # the gold passage cannot occupy a rank, yet still counts in the ideal ranking: 0
+    assert ir_measures.calc_aggregate([measure], only_query_1, run)[measure] == 0.0
+    summary = mmbright.summary(f"mm-bright/academia/{task}")
+    rows = (
+        academia_with_gold_negatives().examples
+        if task == "task1"
+        else academia_with_gold_negatives().multimodal
+    )
+    assert summary["qrels_1"] == sum(len(set(real(r["gold_ids"]))) for r in rows)
+    assert summary["excluded"] == sum(len(set(real(r["negative_ids"]))) for r in rows)
+
+
 def test_task3_positives_are_normalised_kept_when_absent_and_nothing_is_excluded(mm):
     qrels = qrels_of("mm-bright/academia/task3")
     assert qrels == ref_task3_qrels(mm.domains["academia"].multimodal)

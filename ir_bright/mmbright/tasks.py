@@ -1,6 +1,7 @@
 """The queries and qrels of MM-BRIGHT's four tasks (MM-BRIGHT.md §2).
 
-- Tasks 1 and 2: each gold id 1; each negative id excluded (-100, ``"N/A"`` skipped).
+- Tasks 1 and 2: each gold id 1; each negative id excluded (-100, ``"N/A"`` skipped); a gold
+  id that is also a negative id gets both qrels (relevant, and removed from the ranking).
 - Task 3: each positive image (slashes normalised) 1, even when not in the corpus; no
   exclusions; a query without positives has no qrels.
 - Task 4: ``<gold>|||__NO_IMAGE__`` 1 for every gold id; ``<gold>|||<image>`` 2 for every
@@ -104,7 +105,7 @@ class _Qrels(BaseQrels):
 
 
 class TextQrels(_Qrels):
-    """Tasks 1 and 2: gold ids 1, negative ids -100."""
+    """Tasks 1 and 2: gold ids 1, negative ids -100 (a gold id among them gets both)."""
 
     DEFS = TEXT_QRELS
 
