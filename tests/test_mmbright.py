@@ -350,6 +350,28 @@ def test_task3_corpus_is_the_decodable_images_with_their_format(mm):
     assert all(d.image == domain.doc_images[d.doc_id][0] for d in docs)
 
 
+def test_a_repeated_image_path_is_looked_up_as_it_is_iterated(hub, hub_root):
+    # MM-BRIGHT.md §2, Task 3: the corpus is the images that decode, doc id = the path. With
+    # a path repeated in document_images (first row decodes, the later one does not), the
+    # image served by lookups, pairs and iteration must be one and the same decodable file.
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    domain = mmbright_hub.write_mmbright(hub_root, {"academia": mmbright_hub.academia})["academia"]
+    webp = "academia/academia_a7beca61_0002/image_1.webp"
+    good = domain.doc_images[webp][0]
+    rows = [(p, data) for p, (data, _) in domain.doc_images.items()] + [
+        (webp, mmbright_hub.CORRUPT)
+    ]
+    target = hub_root / mmbright_hub.REPO / repo_path("document_images", "academia")
+    pq.write_table(pa.table({"path": [p for p, _ in rows], "bytes": [b for _, b in rows]}), target)
+    iterated = {d.doc_id: d.image for d in ir_datasets.load("mm-bright/academia/task3").docs_iter()}
+    assert iterated[webp] == good
+    assert ir_datasets.load("mm-bright/academia/task3").docs_store().get(webp).image == good
+    pairs = ir_datasets.load("mm-bright/academia/task4").docs_store()
+    assert pairs.get(f"academia/a7beca61_6123.txt|||{webp}").image == good
+
+
 def test_decodability_is_decided_once_and_cached_on_disk(mm, monkeypatch):
     from ir_bright.mmbright import images
 

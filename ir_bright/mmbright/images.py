@@ -125,11 +125,20 @@ class ImageCorpus:
         """Paths present in the config that Pillow cannot decode."""
         return self._verdict["undecodable"]
 
+    @cached_property
+    def _row_of(self) -> dict[str, int]:
+        """Path -> its FIRST row: the row whose bytes the verdict judged and ``docs_iter``
+        yields (the store's own index keeps the last row of a repeated path)."""
+        rows: dict[str, int] = {}
+        for row, path in enumerate(self.store.table().column(PATH).to_pylist()):
+            rows.setdefault(path, row)
+        return rows
+
     def image(self, path: str) -> bytes | None:
         """The encoded bytes of a decodable image, or None (absent or undecodable)."""
         if path not in self.formats:
             return None
-        row = self.store.row_of().get(path)
+        row = self._row_of.get(path)
         return None if row is None else self.store.row(row)[1]
 
     def resolve(self, paths: Iterable[str]) -> tuple[list[str], list[bytes], int, int]:
