@@ -7,7 +7,8 @@
 - Task 4: ``<gold>|||__NO_IMAGE__`` 1 for every gold id; ``<gold>|||<image>`` 2 for every
   decodable positive image whose key equals the gold passage's key; for each negative image
   that is not also positive, its pairs with every passage of its key are excluded (gold
-  passages included). Text negative ids are not excluded.
+  passages included), whether or not the image decodes (pairs of an undecodable image are
+  in no corpus, so only the ``excluded`` count sees them). Text negative ids are not excluded.
 
 Exclusions travel as qrels of :data:`~ir_bright.judgements.EXCLUDED`, as for BRIGHT.
 """
