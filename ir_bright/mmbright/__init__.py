@@ -22,13 +22,12 @@ from dataclasses import dataclass
 from functools import cache, partial
 from typing import Any
 
-import pyarrow.parquet as pq
 from ir_datasets.datasets.base import Dataset
 
 from .. import hub
 from ..errors import DatasetNotFoundError
 from ..judgements import EXCLUDED
-from ..parquet import ParquetDocs
+from ..parquet import ParquetDocs, open_parquet
 from ..registry import Documentation, dataset, etc_json, etc_yaml
 from .images import ImageCorpus, ImageDocs
 from .keys import NO_IMAGE, image_key
@@ -271,4 +270,4 @@ def _parse(dataset_id: str) -> tuple[str, str | None]:
 
 
 def _rows(hub_file) -> int:
-    return pq.ParquetFile(hub_file.fetch()).metadata.num_rows
+    return open_parquet(hub_file.fetch()).metadata.num_rows

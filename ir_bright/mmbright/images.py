@@ -18,12 +18,11 @@ from collections.abc import Callable, Iterable, Iterator
 from functools import cached_property
 from pathlib import Path
 
-import pyarrow.parquet as pq
 from ir_datasets.formats import BaseDocs
 from ir_datasets.indices import Docstore
 
 from ..errors import CacheError, IrBrightError, require
-from ..parquet import ArrowStore
+from ..parquet import ArrowStore, open_parquet
 from ..records import MMBrightImageDoc
 from .source import file
 
@@ -59,7 +58,7 @@ class ImageCorpus:
 
     def _parquet(self) -> Path:
         path = self.hub_file.fetch()
-        names = set(pq.read_schema(path).names)
+        names = set(open_parquet(path).schema_arrow.names)
         if not {PATH, BYTES} <= names:
             raise IrBrightError(
                 f"{self.hub_file.path} has columns {sorted(names)}, expected path and bytes: "

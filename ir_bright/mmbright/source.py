@@ -16,10 +16,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
 
-import pyarrow.parquet as pq
-
 from .. import hub
 from ..judgements import is_id
+from ..parquet import open_parquet, read_columns
 from ..registry import etc_json
 from .keys import normalise_path
 
@@ -69,11 +68,11 @@ class QueryRow:
 
 @cache
 def _cached_rows(path: str, mtime_ns: int) -> tuple[QueryRow, ...]:
-    present = set(pq.read_schema(path).names)
+    parquet = open_parquet(path)
+    present = set(parquet.schema_arrow.names)
     columns = [name for name in _QUERY_COLUMNS if name in present]
-    table = pq.read_table(path, columns=columns)
-    values = {name: table.column(name).to_pylist() for name in columns}
-    empty = [None] * table.num_rows
+    values = read_columns(path, columns)
+    empty = [None] * parquet.metadata.num_rows
     get = lambda name: values.get(name, empty)  # noqa: E731
     return tuple(
         QueryRow(
