@@ -11,10 +11,34 @@ __version__ = "0.1.0"
 
 logging.getLogger(__name__).addHandler(logging.NullHandler())
 
-from .measures import Official  # noqa: E402
-from .registry import register  # noqa: E402
-from .scoring import drop_excluded, evaluate  # noqa: E402
-
 __all__ = ["Official", "drop_excluded", "evaluate", "register", "__version__"]
 
-register()
+_startup_error: str | None = None
+"""Why the package could not set up, or None. ir_datasets creates folders in its home
+(``IR_DATASETS_HOME``) when it is imported; when it cannot, the package still imports, so that
+the command line can say so in one line, and every name of the package raises the error."""
+
+try:
+    from .measures import Official
+    from .registry import register
+    from .scoring import drop_excluded, evaluate
+
+    register()
+except OSError as exc:
+    if exc.filename is None:
+        raise
+    import os as _os
+
+    _home = _os.environ.get("IR_DATASETS_HOME") or "~/.ir_datasets"
+    _startup_error = (
+        f"cannot use {_home} as the ir_datasets home: creating {exc.filename} failed "
+        f"({exc.strerror or exc}); set IR_DATASETS_HOME to a folder you may write"
+    )
+
+    def __getattr__(name: str):
+        """Every public name raises the set-up error."""
+        if name in __all__:
+            from .errors import CacheError
+
+            raise CacheError(_startup_error)
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -2,7 +2,7 @@
 
 A run is any of:
 
-- a TREC run file path (plain or gzip, detected from its first bytes), lines
+- a TREC run file path (plain or gzip, detected from its first bytes; ``-`` is stdin), lines
   ``query_id Q0 doc_id rank score run_name``, or the text of such a file (a string holding a
   newline, as ir_measures accepts);
 - a pandas DataFrame with ir_measures columns (``query_id``, ``doc_id``, ``score``) or
@@ -12,24 +12,30 @@ A run is any of:
 
 Runs are read strictly, and every problem raises :class:`~ir_bright.errors.RunFormatError`
 naming the file and line (or row): a line without exactly six columns, a score that is not a
-number, a NaN or infinite score, and a (query, doc) pair given twice. Duplicates are refused
+number, a NaN or infinite score, and a (query, doc) pair given twice; also a run file that is
+empty, binary, not UTF-8, a damaged gzip file or unreadable. Duplicates are refused
 rather than resolved because trec_eval itself refuses them ("duplicate docs"), a run cannot
 rank one document at two places, and ir_measures would silently keep the last score.
 
 Every measure is computed under the official protocol (:class:`~ir_bright.measures.Official`)
 and keyed by the wrapped measure's name (``"nDCG@10"``). Like ir_measures, queries of the qrels
 missing from the run count as 0; a run missing some gets a warning with the count, and a run
-whose queries are mostly unknown to the dataset is refused (probably the wrong dataset).
+whose queries are mostly unknown to the dataset is refused (probably the wrong dataset). A run
+none of whose documents is judged for its query gets a warning too: its queries are the
+dataset's but its documents probably another corpus's (``bright/x-long`` against ``bright/x``).
 """
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import gzip
 import logging
 import math
 import os
 import re
+import sys
+import zlib
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
@@ -129,22 +135,42 @@ def _parse_one(name: str | Measure) -> Measure:
     try:
         measure = ir_measures.parse_measure(name)
         measure.validate_params()
-    except (ValueError, NameError, SyntaxError, AssertionError) as exc:
+    except (ValueError, NameError, SyntaxError, AssertionError, TypeError) as exc:
         raise MeasureError(f"cannot read measure {name!r}: {_one_line(exc)}{_hint(name)}") from None
     inner = measure.inner if isinstance(measure, Official) else measure
+    cutoff = inner.params.get("cutoff")
+    if cutoff is not None and not cutoff >= 1:  # trec_eval aborts the process on a cutoff of 0
+        raise MeasureError(
+            f"measure {name!r}: the cutoff must be at least 1, not {cutoff} (e.g. {inner.NAME}@10)"
+        )
     if not PROVIDER.supports(Official(inner)):
         raise MeasureError(f"no installed ir_measures provider computes {inner}")
     return inner
 
 
+_EXAMPLES = " (e.g. nDCG@10, R@1, AP@100, RR)"
+
+
 def _hint(name: Any) -> str:
-    head = str(name).split("@")[0].split("(")[0].strip()
+    text = str(name).strip()
+    if "," in text or len(text.split()) > 1:
+        return " (give one measure per -m, e.g. -m nDCG@10 -m R@100)"
+    try:  # a trec_eval name, e.g. ndcg_cut_10 or recall.1000
+        translated = ir_measures.parse_trec_measure(text)
+    except Exception:  # noqa: BLE001 - not one either
+        translated = []
+    if translated:
+        names = ", ".join(map(str, translated))
+        return f" (did you mean {names}? {text} is trec_eval's name)"
+    head = text.split("@")[0].split("(")[0].strip()
     known: dict[str, str] = {}
     for measure_name in ir_measures.measures.registry:  # the canonical name comes first
         known.setdefault(measure_name.lower(), measure_name)
+    if head in known.values():  # the name is right, its parameters or cutoff are not
+        return f" (write it like {head}@10 or {head}(rel=2)@10)"
     close = difflib.get_close_matches(head.lower(), list(known), n=3, cutoff=0.6)
     close = [known[c] for c in close if known[c] != head]
-    return f" (did you mean {', '.join(close)}?)" if close else " (e.g. nDCG@10, R@1, AP@100, RR)"
+    return f" (did you mean {', '.join(close)}?)" if close else _EXAMPLES
 
 
 def _one_line(exc: BaseException) -> str:
@@ -202,6 +228,7 @@ class Scorer:
             )
         if unknown:
             logger.warning("%s: ignoring %d queries unknown to %s", name, len(unknown), self.label)
+        self._check_docs(ranked, name)
         scored = self.evaluator.qrel_qids
         missing = sum(1 for q in scored if q not in ranked)
         if missing:
@@ -210,6 +237,25 @@ class Scorer:
                 name,
                 missing,
                 len(scored),
+                self.label,
+            )
+
+    def _check_docs(self, ranked: Mapping[str, Mapping[str, float]], name: str) -> None:
+        judged, excluded = self.evaluator.judged, self.evaluator.excluded
+        ranked_docs = 0
+        for query_id, docs in ranked.items():
+            known = judged.get(query_id, {}).keys() | excluded.get(query_id, _NO_DOCS)
+            if not known:
+                continue
+            if not known.isdisjoint(docs):
+                return
+            ranked_docs += len(docs)
+        if ranked_docs:
+            logger.warning(
+                "%s: none of its %d ranked documents is judged or excluded for its query in %s: "
+                "a run over another corpus (short or -long documents)?",
+                name,
+                ranked_docs,
                 self.label,
             )
 
@@ -253,7 +299,8 @@ def _records(run: Any, name: str) -> tuple[Callable[[Any], str], Records]:
         return (lambda p: f"{name} line {p}"), _line_records(run.splitlines(), name)
     if isinstance(run, str | os.PathLike):
         path = os.fspath(run)
-        return (lambda p: f"{path} line {p}"), _file_records(path)
+        label = "stdin" if path == STDIN else path
+        return (lambda p: f"{label} line {p}"), _file_records(path)
     if hasattr(run, "columns"):
         return (lambda p: f"{name} row {p!r}"), _frame_records(run, name)
     if isinstance(run, Iterable):
@@ -264,16 +311,66 @@ def _records(run: Any, name: str) -> tuple[Callable[[Any], str], Records]:
     )
 
 
+GZIP_MAGIC = b"\x1f\x8b"
+UTF8_BOM = b"\xef\xbb\xbf"
+STDIN = "-"
+"""The run path that means standard input (``ir-bright bm25 ID | ir-bright evaluate ID -``)."""
+
+
 def _file_records(path: str) -> Records:
+    """The records of a run file (plain or gzip, detected from its first bytes; ``-`` is
+    stdin). The file is opened once, so pipes and ``<(zcat run.gz)`` work; an empty file, a
+    binary file, a damaged gzip file and an unreadable one are refused naming the file."""
+    label = "stdin" if path == STDIN else path
+    found = False
     try:
-        with _open_text(path) as lines:
-            yield from _line_records(lines, path)
+        with contextlib.ExitStack() as stack:
+            raw = sys.stdin.buffer if path == STDIN else stack.enter_context(open(path, "rb"))
+            if raw.peek(2)[:2] == GZIP_MAGIC:
+                raw = stack.enter_context(gzip.GzipFile(fileobj=raw, mode="rb"))
+            if b"\0" in raw.peek(8192)[:8192]:
+                raise RunFormatError(
+                    f"{label}: not a text or gzip run file (binary data): give TREC run lines "
+                    "'query_id Q0 doc_id rank score run_name'"
+                )
+            for record in _line_records(_decoded_lines(raw, label), label):
+                found = True
+                yield record
     except FileNotFoundError:
-        raise RunFormatError(f"{path}: no such run file") from None
+        raise RunFormatError(f"{label}: no such run file") from None
     except IsADirectoryError:
-        raise RunFormatError(f"{path}: is a folder, not a run file") from None
-    except (UnicodeDecodeError, gzip.BadGzipFile, EOFError) as exc:
-        raise RunFormatError(f"{path}: not a text or gzip run file ({_one_line(exc)})") from None
+        raise RunFormatError(f"{label}: is a folder, not a run file") from None
+    except (gzip.BadGzipFile, EOFError, zlib.error) as exc:
+        raise RunFormatError(
+            f"{label}: damaged gzip file ({_one_line(exc)}): compress the run again "
+            f"(`gzip -t {label}` checks a file)"
+        ) from None
+    except PermissionError as exc:
+        raise RunFormatError(
+            f"{label}: cannot read it ({exc.strerror or 'permission denied'}): make it "
+            "readable, e.g. chmod a+r"
+        ) from None
+    except OSError as exc:
+        reason = exc.strerror or _one_line(exc)
+        raise RunFormatError(f"{label}: cannot read it ({reason})") from None
+    if not found:
+        raise RunFormatError(
+            f"{label}: the run file is empty (no ranking lines): was it written completely?"
+        )
+
+
+def _decoded_lines(raw: Iterable[bytes], label: str) -> Iterator[str]:
+    """The lines of a binary stream as text (UTF-8; a leading byte-order mark is dropped)."""
+    for number, line in enumerate(raw, 1):
+        if number == 1 and line.startswith(UTF8_BOM):
+            line = line[len(UTF8_BOM) :]
+        try:
+            yield line.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise RunFormatError(
+                f"{label} line {number}: not a text or gzip run file (not UTF-8: {exc.reason} "
+                f"at byte {exc.start} of the line)"
+            ) from None
 
 
 def _line_records(lines: Iterable[str], name: str) -> Records:
@@ -287,14 +384,6 @@ def _line_records(lines: Iterable[str], name: str) -> Records:
                 f"'query_id Q0 doc_id rank score run_name', found {len(parts)}"
             )
         yield number, parts[0], parts[2], _score(parts[4], name, " line ", number)
-
-
-def _open_text(path: str):
-    with open(path, "rb") as probe:
-        gzipped = probe.read(2) == b"\x1f\x8b"
-    if gzipped:
-        return gzip.open(path, "rt", encoding="utf-8")
-    return open(path, encoding="utf-8")
 
 
 def _score(value: Any, name: str, kind: str = "", position: Any = "") -> float:

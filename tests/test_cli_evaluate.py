@@ -138,7 +138,7 @@ def test_bad_input_exits_2_with_one_line(dataset, tmp_path, capsys, lines, extra
     status, out, err = cli(capsys, TEST_ID, path, *extra)
     assert status == 2
     assert out == ""
-    assert err.count("\n") == 1 and err.startswith("ir-bright: error: ")
+    assert err.count("\n") == 1 and err.startswith("ir-bright evaluate: error: ")
     assert re.search(message, err)
 
 
@@ -189,7 +189,7 @@ def test_a_malformed_run_gives_no_traceback(tmp_path):
     done = run_command("evaluate", "t/sub", tmp_path / "r.run")
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.strip().splitlines() == [
-        f"ir-bright: error: {tmp_path / 'r.run'} line 1: expected 6 columns "
+        f"ir-bright evaluate: error: {tmp_path / 'r.run'} line 1: expected 6 columns "
         "'query_id Q0 doc_id rank score run_name', found 3"
     ]
 
@@ -198,3 +198,129 @@ def test_a_misspelt_real_dataset_id_names_the_close_ones(tmp_path):
     done = run_command("evaluate", "bright/aopz", write_run(tmp_path / "r.run"), as_module=True)
     assert done.returncode == 2
     assert done.stderr.count("\n") == 1 and "did you mean bright/aops" in done.stderr
+
+
+# -- hardening: what researchers really pass ----------------------------------------------------
+
+
+def gzipped(text: str) -> bytes:
+    return gzip.compress(text.encode())
+
+
+def corrupt_gzip() -> bytes:
+    body = bytearray(gzipped(run_text(RUN) * 50))
+    for i in range(20, 60):  # inside the deflate stream: zlib.error, not EOFError
+        body[i] ^= 0x55
+    return bytes(body)
+
+
+def assert_one_line_error(status, out, err, mentions):
+    assert status == 2, err
+    assert out == ""
+    assert "Traceback" not in err
+    assert err.count("\n") == 1 and err.startswith("ir-bright evaluate: error: "), err
+    assert re.search(mentions, err), err
+
+
+@pytest.mark.parametrize(
+    "content, mentions",
+    [
+        (b"", r"r\.run: the run file is empty"),
+        (b"\n  \n", r"r\.run: the run file is empty"),
+        (b"\x00\x01garbage\xff" * 40, r"r\.run: not a text or gzip run file \(binary data\)"),
+        (b"PAR1\x15\x04\x00\x00" + b"\x00" * 64, r"r\.run: not a text or gzip run file"),
+        (b"1 Q0 x 1 2 t\n1 Q0 \xe9t\xe9 2 1 t\n", r"r\.run line 2: not a text or gzip run file"),
+        (gzipped(run_text(RUN))[:30], r"r\.run: damaged gzip file"),
+        (b"\x1f\x8bnot really gzip", r"r\.run: damaged gzip file"),
+        (corrupt_gzip(), r"r\.run: damaged gzip file \(Error -3"),
+        (gzipped(""), r"r\.run: the run file is empty"),
+    ],
+    ids=[
+        "empty",
+        "blank",
+        "binary",
+        "parquet",
+        "latin-1",
+        "truncated-gzip",
+        "gzip-magic-only",
+        "corrupt-gzip",
+        "empty-gzip",
+    ],
+)
+def test_unusable_run_files_exit_2_with_one_line(dataset, tmp_path, capsys, content, mentions):
+    path = tmp_path / "r.run"
+    path.write_bytes(content)
+    assert_one_line_error(*cli(capsys, TEST_ID, path), mentions)
+
+
+def test_a_folder_or_an_unreadable_run_file_exits_2(dataset, tmp_path, capsys, monkeypatch):
+    from ir_bright import scoring
+
+    assert_one_line_error(*cli(capsys, TEST_ID, tmp_path), "is a folder, not a run file")
+    path = write_run(tmp_path / "secret.run")
+
+    def forbidden(file, *args, **kwargs):  # tests run as root: chmod 000 would not stop them
+        raise PermissionError(13, "Permission denied", str(file))
+
+    monkeypatch.setattr(scoring, "open", forbidden, raising=False)
+    assert_one_line_error(
+        *cli(capsys, TEST_ID, path), r"secret\.run: cannot read it \(Permission denied\)"
+    )
+
+
+def test_a_byte_order_mark_is_not_part_of_the_first_query_id(dataset, tmp_path, capsys):
+    """Windows tools write one; it used to make the first line's query id unknown."""
+    rows = [("1", "gold-a", 4.0), ("1", "x", 5.0), ("2", "gold-c", 3.0)]
+    plain = cli(capsys, TEST_ID, write_run(tmp_path / "a.run", rows), "--format", "json")[1]
+    (tmp_path / "bom.run").write_bytes(b"\xef\xbb\xbf" + run_text(rows).encode())
+    status, out, err = cli(capsys, TEST_ID, tmp_path / "bom.run", "--format", "json")
+    assert status == 0 and "unknown" not in err
+    assert list(json.loads(out).values()) == list(json.loads(plain).values())
+
+
+@pytest.mark.parametrize("compress", [False, True])
+def test_a_run_from_a_pipe_is_read_whole(tmp_path, compress):
+    """``-`` is stdin; a pipe (``<(zcat run.gz)``, /dev/stdin) is opened once, so the bytes
+    read to tell gzip from text are not lost (they were: the run scored 0 without an error)."""
+    text = run_text([("1", "gold-a", 2.0), ("2", "gold-b", 1.0), ("3", "gold-c", 1.0)])
+    data = gzipped(text) if compress else text.encode()
+    for path in ("-", "/dev/stdin"):
+        done = subprocess.run(
+            [sys.executable, "-c", SCRIPT, "evaluate", "t/sub", path, "--format", "json"],
+            input=data,
+            capture_output=True,
+            cwd=ROOT,
+            timeout=120,
+        )
+        assert done.returncode == 0, done.stderr
+        assert list(json.loads(done.stdout).values()) == [{"nDCG@10": 1.0}]
+
+
+@pytest.mark.parametrize(
+    "measure, mentions",
+    [
+        ("nDCG@0", r"'nDCG@0': the cutoff must be at least 1"),  # pytrec_eval aborted on it
+        ("P@0", r"'P@0': the cutoff must be at least 1"),
+        ("Official(R@0)", r"the cutoff must be at least 1"),
+        ("nDCG@10,R@1", r"give one measure per -m, e.g. -m nDCG@10 -m R@100"),
+        ("nDCG@10 R@1", r"give one measure per -m"),
+        ("ndcg_cut_10", r"did you mean nDCG@10\? ndcg_cut_10 is trec_eval's name"),
+        ("map", r"did you mean AP\?"),
+        ("nDCG@@10", r"write it like nDCG@10"),
+        ("", r"cannot read measure ''"),
+    ],
+)
+def test_bad_measures_exit_2_with_a_hint(dataset, tmp_path, capsys, measure, mentions):
+    path = write_run(tmp_path / "r.run")
+    assert_one_line_error(*cli(capsys, TEST_ID, path, "-m", measure), mentions)
+
+
+def test_a_run_over_another_corpus_gets_a_warning(dataset, tmp_path, capsys, caplog):
+    """The short/long mix-up: the queries are the dataset's, no document is judged."""
+    path = write_run(tmp_path / "long.run", [("1", "page-a", 2.0), ("2", "page-b", 1.0)])
+    status, out, _ = cli(capsys, TEST_ID, path)
+    assert status == 0 and out.splitlines()[1].split()[1:] == ["0.0000", "0.0000"]
+    assert "none of its 2 ranked documents is judged" in caplog.text
+    caplog.clear()
+    cli(capsys, TEST_ID, write_run(tmp_path / "ok.run"))
+    assert "none of its" not in caplog.text

@@ -32,6 +32,7 @@ examples:
   ir-bright evaluate bright/biology a.run b.run.gz -m nDCG@10 -m R@100 -m RR
   ir-bright evaluate bright/pony-long run.txt --per-query --format csv > per_query.csv
   ir-bright evaluate bright/leetcode/gpt4-reason run.trec --format json
+  ir-bright bm25 bright/pony | ir-bright evaluate bright/pony -
 """
 
 
@@ -51,7 +52,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         "runs",
         metavar="RUN",
         nargs="+",
-        help="TREC run file (query Q0 doc rank score tag), plain or gzip",
+        help="TREC run file (query Q0 doc rank score tag), plain or gzip; - reads stdin",
     )
     parser.add_argument(
         "-m",
