@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import os
 import re
 import shutil
@@ -88,6 +89,22 @@ class BM25Params(NamedTuple):
     def key(self) -> str:
         """The index cache folder name for these parameters and the current analysis."""
         return f"{ANALYSIS}-k1={self.k1:g}-b={self.b:g}"
+
+    def checked(self) -> BM25Params:
+        """These parameters as plain floats (``-0.0`` made 0), or an error naming the bad one:
+        k1 must be finite and at least 0, b between 0 and 1 (NaN would be cached as an
+        index that cannot be loaded again)."""
+        try:
+            k1, b = float(self.k1) + 0.0, float(self.b) + 0.0
+        except (TypeError, ValueError):
+            raise IrBrightError(
+                f"BM25 k1 and b must be numbers, not {self.k1!r} and {self.b!r}"
+            ) from None
+        if not (math.isfinite(k1) and k1 >= 0):
+            raise IrBrightError(f"BM25 k1 must be a finite number of at least 0, not {self.k1}")
+        if not 0 <= b <= 1:
+            raise IrBrightError(f"BM25 b must be between 0 and 1, not {self.b}")
+        return BM25Params(k1, b)
 
 
 class RankedDoc(NamedTuple):
@@ -273,20 +290,35 @@ class BM25Index:
 
     @classmethod
     def load(cls, folder: Path) -> BM25Index:
-        """Load an index written by :meth:`save` (arrays memory-mapped)."""
+        """Load an index written by :meth:`save` (arrays memory-mapped). A damaged index
+        raises :class:`~ir_bright.errors.CacheError` naming the folder (delete it to rebuild)."""
         bm25s = require("bm25s", "bm25")
-        stats = json.loads((folder / "ir_bright.json").read_text("utf-8"))
-        retriever = bm25s.BM25.load(str(folder), mmap=True, show_progress=False, verbosity=0)
-        with pa.memory_map(str(folder / "doc_ids.arrow")) as source:
-            doc_ids = pa.ipc.open_file(source).read_all().column("doc_id").combine_chunks()
-        return cls(
-            retriever=retriever,
-            doc_ids=doc_ids,
-            idf=np.load(folder / "idf.npy"),
-            avgdl=float(stats["avgdl"]),
-            params=BM25Params(stats["k1"], stats["b"]),
-            path=folder,
-        )
+        try:
+            stats = json.loads((folder / "ir_bright.json").read_text("utf-8"))
+            retriever = bm25s.BM25.load(str(folder), mmap=True, show_progress=False, verbosity=0)
+            with pa.memory_map(str(folder / "doc_ids.arrow")) as source:
+                doc_ids = pa.ipc.open_file(source).read_all().column("doc_id").combine_chunks()
+            index = cls(
+                retriever=retriever,
+                doc_ids=doc_ids,
+                idf=np.load(folder / "idf.npy"),
+                avgdl=float(stats["avgdl"]),
+                params=BM25Params(stats["k1"], stats["b"]),
+                path=folder,
+            )
+        except Exception as exc:  # noqa: BLE001 - json, orjson, numpy, Arrow or OS errors
+            reason = " ".join(str(exc).split()) or type(exc).__name__
+            raise CacheError(
+                f"the cached BM25 index {folder} cannot be read ({type(exc).__name__}: {reason}): "
+                "delete that folder and run again to rebuild it"
+            ) from exc
+        if len(index.doc_ids) != index.retriever.scores["num_docs"]:
+            raise CacheError(
+                f"the cached BM25 index {folder} is inconsistent ({len(index.doc_ids)} doc ids, "
+                f"{index.retriever.scores['num_docs']} documents): delete that folder and run "
+                "again to rebuild it"
+            )
+        return index
 
     # -- retrieval --------------------------------------------------------------------------
 
@@ -411,19 +443,23 @@ def index_for(
     from . import registry
 
     dataset = registry.load(dataset)
+    params = params.checked()
     folder = index_folder(dataset, params)
     if _complete(folder):
+        index = BM25Index.load(folder)
         logger.info("using the cached BM25 index %s", folder)
-        return BM25Index.load(folder)
+        return index
     try:
         folder.parent.mkdir(parents=True, exist_ok=True)
         lock = filelock.FileLock(str(folder) + ".lock")
+        lock.acquire()
     except OSError as exc:
         raise CacheError(
-            f"cannot write the index folder {folder.parent} ({exc}): "
-            "set IR_DATASETS_HOME to a writable folder"
+            f"cannot write the BM25 index folder {folder.parent} "
+            f"({exc.strerror or type(exc).__name__}): the index is built once next to the "
+            "corpus; set IR_DATASETS_HOME to a writable folder"
         ) from exc
-    with lock:
+    try:
         if _complete(folder):
             return BM25Index.load(folder)
         logger.info("indexing %s with BM25 (once; cached in %s)", _dataset_id(dataset), folder)
@@ -437,10 +473,15 @@ def index_for(
             os.replace(partial, folder)
         except OSError as exc:
             shutil.rmtree(partial, ignore_errors=True)
-            raise CacheError(f"cannot write the BM25 index {folder} ({exc})") from exc
+            raise CacheError(
+                f"cannot write the BM25 index {folder} ({exc.strerror or exc}): a full disk? "
+                "set IR_DATASETS_HOME to a writable folder with room"
+            ) from exc
         except BaseException:
             shutil.rmtree(partial, ignore_errors=True)
             raise
+    finally:
+        lock.release()
     return BM25Index.load(folder)
 
 

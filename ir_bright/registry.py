@@ -144,7 +144,24 @@ def load(dataset: str | Any) -> Any:
 
     from .errors import DatasetNotFoundError
 
-    known = list(ir_datasets.registry._registered)
-    close = difflib.get_close_matches(dataset, known, n=3, cutoff=0.6)
+    if not dataset.strip():
+        raise DatasetNotFoundError(
+            "the dataset id is empty: give one, e.g. bright/biology (`ir-bright list` shows them)"
+        )
+    known = {_normal(i): i for i in reversed(list(ir_datasets.registry._registered))}
+    wanted = _normal(dataset)
+    if wanted in known:  # another spelling: case, slashes, _ for -, irds: or bright: prefixes
+        close = [known[wanted]]
+    else:
+        close = [known[c] for c in difflib.get_close_matches(wanted, list(known), n=3, cutoff=0.6)]
     hint = f"did you mean {', '.join(close)}?" if close else "list the ids with `ir-bright list`"
     raise DatasetNotFoundError(f"unknown dataset id {dataset!r}: {hint}")
+
+
+def _normal(dataset_id: str) -> str:
+    """A spelling of ``dataset_id`` for finding close matches: lower case, no surrounding
+    white space or slashes, ``_`` read as ``-``, PyTerrier's ``irds:`` prefix dropped and a
+    ``collection:name`` read as ``collection/name``."""
+    text = dataset_id.strip().lower().replace("_", "-")
+    text = text.removeprefix("irds:").replace(":", "/")
+    return "/".join(part for part in text.split("/") if part)

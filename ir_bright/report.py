@@ -28,6 +28,7 @@ import io
 import json
 import logging
 import math
+import os
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -42,6 +43,7 @@ __all__ = [
     "System",
     "Table",
     "benchmark",
+    "check_plot_path",
     "collect",
     "dataset_from_filename",
     "filename_for",
@@ -151,13 +153,17 @@ def collect(arguments: Sequence[str], bench: Benchmark, name: str = DEFAULT_SYST
     systems: list[System] = []
     for argument in arguments:
         if "=" in argument and not Path(argument).exists():
-            dataset_id, _, path = argument.partition("=")
-            path = Path(path)
+            dataset_id, _, text = argument.partition("=")
+            path = Path(text)
             if dataset_id not in wanted:
                 raise ReportError(
                     f"{argument}: {dataset_id!r} is not a dataset of benchmark {bench.name} "
                     f"(its ids: {bench.ids[0]} ... {bench.ids[-1]})"
                 )
+            if not text.strip():
+                raise ReportError(f"{argument}: no path after '=': write ID=PATH")
+            if path.is_dir():
+                raise ReportError(f"{argument}: {path} is a folder, not a run file")
             if not path.is_file():
                 raise ReportError(f"{argument}: no run file {path}")
             _add(loose, dataset_id, path)
@@ -371,8 +377,36 @@ def _as_json(table: Table) -> dict[str, Any]:
     }
 
 
+def check_plot_path(path: str | Path) -> Path:
+    """``path`` as the target of :func:`plot`, or a one-line error saying why it cannot be:
+    not named ``*.png``, a folder, under a file, or in a folder that cannot be written. Missing
+    folders are fine (:func:`plot` creates them)."""
+    text = str(path)
+    if not text.strip():
+        raise ReportError("--plot is empty: give the chart's file name, e.g. --plot bright.png")
+    target = Path(text)
+    if target.is_dir():
+        raise ReportError(
+            f"--plot {target} is a folder: give a file name, e.g. {target / 'bright.png'}"
+        )
+    if not target.name.lower().endswith(".png") or target.name.lower() == ".png":
+        raise ReportError(f"--plot {target}: the chart is a PNG, name it FILE.png")
+    for folder in target.parents:
+        if folder.exists():
+            if not folder.is_dir():
+                raise ReportError(f"cannot write the plot {target}: {folder} is a file")
+            if not os.access(folder, os.W_OK):
+                raise ReportError(
+                    f"cannot write the plot {target}: {folder} is not writable (permission "
+                    "denied or a read-only disk)"
+                )
+            break
+    return target
+
+
 def plot(table: Table, path: str | Path) -> Path:
     """Draw the table as a grouped bar chart (one group per domain plus the average) to PNG."""
+    target = check_plot_path(path)
     matplotlib = require("matplotlib", "plot")
     matplotlib.use("Agg", force=True)
     import matplotlib.pyplot as plt
@@ -400,8 +434,8 @@ def plot(table: Table, path: str | Path) -> Path:
     axes.legend(fontsize="small")
     axes.grid(axis="y", alpha=0.3)
     figure.tight_layout()
-    target = Path(path)
     try:
+        target.parent.mkdir(parents=True, exist_ok=True)
         figure.savefig(target, format="png", dpi=120)
     except OSError as exc:
         raise ReportError(f"cannot write the plot {target} ({exc.strerror or exc})") from exc

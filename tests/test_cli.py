@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import errno
 import json
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -313,3 +316,322 @@ def test_info_prints_the_mm_bright_summary_once_cached(mmbright, capsys):
     cli(capsys, "download", "mm-bright/academia/task1")
     status, out, _ = cli(capsys, "info", "mm-bright/academia/task1", "--format", "json")
     assert status == 0 and json.loads(out)["summary"]["queries"] > 0
+
+
+# -- hardening: the bad input researchers really produce ---------------------------------------
+
+
+@pytest.mark.parametrize(
+    "argv, mentions",
+    [
+        ([], "no command given: choose one of list, download"),
+        (["nope"], "invalid choice: 'nope'"),
+        (["list", "--format", "xml"], "invalid choice: 'xml'"),
+    ],
+)
+def test_no_or_an_unknown_command_is_a_one_line_error(capsys, argv, mentions):
+    assert_usage_error(capsys, *argv, mentions=mentions)
+
+
+@pytest.mark.parametrize(
+    "dataset_id, mentions",
+    [
+        ("", "the dataset id is empty"),
+        ("   ", "the dataset id is empty"),
+        ("BRIGHT/biology", "did you mean bright/biology?"),
+        ("bright/biology/", "did you mean bright/biology?"),
+        ("irds:bright/biology", "did you mean bright/biology?"),
+        ("bright:pony", "did you mean bright/pony?"),
+        ("bright/earth_science", "did you mean bright/earth-science?"),
+        ("bright/theoremqa_questions", "did you mean bright/theoremqa-questions?"),
+        ("mm-bright/academia/task5", "did you mean mm-bright/academia/task4"),
+    ],
+)
+@pytest.mark.parametrize("command", [["info"], ["download"], ["export", "{id}", "qrels"]])
+def test_misspelt_dataset_ids_name_the_right_one(capsys, dataset_id, mentions, command):
+    argv = [a.replace("{id}", dataset_id) for a in command]
+    argv = argv if "{id}" in command else [*argv, dataset_id]
+    assert_usage_error(capsys, *argv, mentions=mentions)
+
+
+@pytest.mark.parametrize(
+    "argv", [["list"], ["info", "bright/pony"], ["evaluate", "bright/pony", "r.run"]]
+)
+def test_an_unusable_ir_datasets_home_is_a_one_line_error(tmp_path, argv):
+    """ir_datasets creates folders in its home when imported; that used to be a traceback
+    from `import ir_bright`, before the command even started."""
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    env = {**os.environ, "IR_DATASETS_HOME": str(blocker / "home")}
+    done = subprocess.run(
+        [sys.executable, "-m", "ir_bright", *argv],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=120,
+    )
+    assert done.returncode == 2 and done.stdout == ""
+    assert "Traceback" not in done.stderr
+    assert done.stderr.count("\n") == 1, done.stderr
+    assert str(blocker / "home") in done.stderr and "set IR_DATASETS_HOME" in done.stderr
+
+
+def test_download_names_a_damaged_cached_file_and_leaves_it(bright, capsys, isolated_home):
+    cli(capsys, "download", "bright/pony")
+    path = isolated_home / "bright" / "pony.queries.parquet"
+    damaged = path.read_bytes()[:700]  # a copy cut short
+    path.write_bytes(damaged)
+    before = len(bright.requests)
+    line = assert_usage_error(capsys, "download", "bright/pony", mentions=str(path))
+    assert "not a readable parquet file" in line and "delete it" in line
+    assert path.read_bytes() == damaged and len(bright.requests) == before
+    line = assert_usage_error(capsys, "evaluate", "bright/pony", str(path), mentions=str(path))
+    assert "delete it" in line and path.read_bytes() == damaged
+
+
+def test_download_without_network_is_a_one_line_error(capsys, monkeypatch):
+    line = assert_usage_error(capsys, "download", "bright/pony", mentions="cannot reach")
+    assert "127.0.0.1:9" in line  # the closed port conftest points HF_ENDPOINT at
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    assert_usage_error(capsys, "download", "bright/pony", mentions="HF_HUB_OFFLINE is set")
+
+
+def test_download_into_a_read_only_home_is_a_one_line_error(bright, capsys, monkeypatch):
+    def read_only(self, *args, **kwargs):  # tests run as root: chmod would not stop them
+        raise PermissionError(errno.EACCES, "Permission denied", str(self))
+
+    monkeypatch.setattr(Path, "touch", read_only)
+    line = assert_usage_error(capsys, "download", "bright/pony", mentions="cannot write")
+    assert "set IR_DATASETS_HOME to a writable folder" in line
+
+
+def test_a_full_disk_during_download_is_a_one_line_error(bright, capsys, monkeypatch):
+    from ir_bright import hub
+
+    def full(file, target):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(hub, "_download", full)
+    line = assert_usage_error(capsys, "download", "bright/pony", mentions="No space left")
+    assert "free some space" in line
+
+
+@pytest.mark.parametrize(
+    "argv, mentions",
+    [
+        (["--k1", "nan"], "--k1 must be at least 0 and finite, not nan"),
+        (["--k1", "inf"], "--k1 must be at least 0 and finite, not inf"),
+        (["--k1", "1e400"], "finite"),
+        (["--b", "nan"], "--b must be between 0 and 1"),
+        (["--b", "x"], "invalid float value"),
+        (["-o", ""], "-o is empty"),
+        (["--tag", ""], "--tag is empty"),
+        (["--depth", "-5"], "--depth must be at least 1"),
+    ],
+)
+def test_bm25_bad_parameters_are_refused_before_any_work(bright, capsys, argv, mentions):
+    assert_usage_error(capsys, "bm25", "bright/pony", *argv, mentions=mentions)
+    assert bright.requests == []  # nothing downloaded, nothing indexed (a NaN k1 was cached)
+
+
+def test_bm25_output_under_a_file_or_unwritable_is_refused_first(bright, capsys, tmp_path):
+    (tmp_path / "a-file").write_text("")
+    target = tmp_path / "a-file" / "run.trec"
+    assert_usage_error(capsys, "bm25", "bright/pony", "-o", str(target), mentions="is a file")
+    assert bright.requests == []
+
+
+def test_bm25_output_that_cannot_be_written_is_a_one_line_error(
+    bright, capsys, tmp_path, monkeypatch
+):
+    from ir_bright.cli import bm25 as command
+
+    monkeypatch.setattr(command.os, "access", lambda *args, **kwargs: False)
+    target = tmp_path / "runs" / "run.trec"
+    line = assert_usage_error(capsys, "bm25", "bright/pony", "-o", str(target), mentions="run")
+    assert "is not writable" in line and bright.requests == []
+    monkeypatch.undo()
+
+    def forbidden(file, *args, **kwargs):
+        raise PermissionError(errno.EACCES, "Permission denied", str(file))
+
+    monkeypatch.setattr(command, "open", forbidden, raising=False)
+    line = assert_usage_error(capsys, "bm25", "bright/pony", "-o", str(target), mentions="run")
+    assert "cannot write the run" in line and "Permission denied" in line
+    assert not list(target.parent.iterdir())  # no .part left behind
+
+
+def test_bm25_names_a_damaged_cached_index_and_leaves_it(bright, capsys, tmp_path):
+    assert cli(capsys, "bm25", "bright/pony", "-o", str(tmp_path / "r.trec"))[0] == 0
+    _, out, _ = cli(capsys, "info", "bright/pony", "--format", "json")
+    (folder,) = json.loads(out)["bm25_indexes"]
+    (Path(folder) / "params.index.json").write_text('{"k1": NaN')
+    line = assert_usage_error(capsys, "bm25", "bright/pony", mentions=folder)
+    assert "cannot be read" in line and "delete that folder" in line
+    assert Path(folder).is_dir()
+
+
+def test_bm25_with_a_read_only_cache_is_a_one_line_error(bright, capsys, monkeypatch):
+    import filelock
+
+    def read_only(self, *args, **kwargs):
+        raise OSError(errno.EROFS, "Read-only file system", self.lock_file)
+
+    cli(capsys, "download", "bright/pony")  # the data is there, the index is not
+    monkeypatch.setattr(filelock.FileLock, "acquire", read_only)
+    line = assert_usage_error(capsys, "bm25", "bright/pony", mentions="cannot write the BM25")
+    assert "Read-only file system" in line
+
+
+def test_bm25_refuses_image_documents_before_downloading(mmbright, hub, capsys):
+    line = assert_usage_error(capsys, "bm25", "mm-bright/academia/task3", mentions="no document")
+    assert "task1 or task2" in line and hub.requests == []
+
+
+def hand_run(folder: Path) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "bright__pony.trec"
+    path.write_text("0 Q0 Pony/builtin-String_0.txt 1 2.0 t\n1 Q0 Pony/List.txt 1 1.0 t\n")
+    return path
+
+
+@pytest.mark.parametrize(
+    "plot, mentions",
+    [
+        ("", "--plot is empty"),
+        ("{tmp}", "is a folder"),
+        ("{tmp}/a-file/chart.png", "a-file is a file"),
+        ("{tmp}/chart.jpg", "name it FILE.png"),
+        ("{tmp}/.png", "name it FILE.png"),
+    ],
+)
+def test_report_bad_plot_paths_are_refused_before_scoring(bright, capsys, tmp_path, plot, mentions):
+    (tmp_path / "a-file").write_text("")
+    runs = hand_run(tmp_path / "mine").parent
+    plot = plot.replace("{tmp}", str(tmp_path))
+    assert_usage_error(
+        capsys, "report", str(runs), "-b", "bright", "--plot", plot, mentions=mentions
+    )
+    assert bright.requests == []  # nothing was scored
+
+
+def test_report_unwritable_plot_folder_is_refused_before_scoring(
+    bright, capsys, tmp_path, monkeypatch
+):
+    runs = hand_run(tmp_path / "mine").parent
+    monkeypatch.setattr(os, "access", lambda *args, **kwargs: False)
+    line = assert_usage_error(
+        capsys,
+        "report",
+        str(runs),
+        "-b",
+        "bright",
+        "--plot",
+        str(tmp_path / "c.png"),
+        mentions="plot",
+    )
+    assert "is not writable" in line and bright.requests == []
+
+
+def test_report_plot_into_a_new_folder_is_written(bright, capsys, tmp_path):
+    pytest.importorskip("matplotlib")
+    runs = hand_run(tmp_path / "mine").parent
+    chart = tmp_path / "figures" / "bright.png"
+    status, out, _ = cli(capsys, "report", str(runs), "-b", "bright", "--plot", str(chart))
+    assert status == 0 and "| mine |" in out
+    assert chart.read_bytes()[:4] == b"\x89PNG"
+
+
+@pytest.mark.parametrize(
+    "argument, mentions",
+    [("bright/pony=", "no path after '='"), ("bright/pony={tmp}", "is a folder, not a run file")],
+)
+def test_report_id_path_arguments_name_the_problem(capsys, tmp_path, argument, mentions):
+    argument = argument.replace("{tmp}", str(tmp_path))
+    assert_usage_error(capsys, "report", argument, "-b", "bright", mentions=mentions)
+
+
+def test_report_runs_of_the_wrong_dataset_are_named(bright, capsys, tmp_path):
+    folder = tmp_path / "mixed"
+    folder.mkdir()
+    (folder / "bright__aops.trec").write_text(hand_run(tmp_path / "mine").read_text())
+    line = assert_usage_error(capsys, "report", str(folder), "-b", "bright", mentions="aops.trec")
+    assert "wrong dataset?" in line
+
+
+def test_export_trec_qrels_fields_name_the_relevance_columns(bright, capsys):
+    line = assert_usage_error(
+        capsys,
+        "export",
+        "bright/pony",
+        "qrels",
+        "--fields",
+        "query_id",
+        "relevance",
+        mentions="--fields query_id",
+    )
+    assert "--fields relevance" in line
+
+
+def test_export_tsv_without_fields_logs_nothing(bright, capsys):
+    status, out, err = cli(capsys, "export", "bright/pony", "queries")
+    assert status == 0 and len(out.splitlines()) == 2 and "[INFO]" not in err
+
+
+def test_export_jsonl_keeps_list_fields_and_quiet_silences_ir_datasets(mmbright, capsys):
+    status, out, err = cli(
+        capsys, "export", "mm-bright/academia/task2", "queries", "--format", "jsonl"
+    )
+    first = json.loads(out.splitlines()[0])
+    assert status == 0 and first["gold_answers"] and first["image_ids"]
+    status, out, err = cli(capsys, "-q", "export", "mm-bright/academia/task2", "queries")
+    assert status == 0 and out and err == ""
+
+
+def test_an_unexpected_failure_is_one_line_with_exit_status_1(capsys, monkeypatch):
+    from ir_bright.cli import info
+
+    def boom(dataset_id):
+        raise RuntimeError("boom\nsecond line")
+
+    monkeypatch.setattr(info, "describe", boom)
+    status = main(["info", "bright/pony"])
+    out, err = capsys.readouterr()
+    assert status == 1 and out == "" and "Traceback" not in err
+    assert err.splitlines() == [
+        "ir-bright info: internal error: RuntimeError: boom second line (a bug: please report "
+        "it; rerun with -v for the traceback)"
+    ]
+    assert main(["-v", "info", "bright/pony"]) == 1
+    assert "Traceback" in capsys.readouterr().err
+
+
+def test_the_machines_refusals_exit_2_naming_the_file(capsys, monkeypatch):
+    from ir_bright.cli import info
+
+    def denied(dataset_id):
+        raise PermissionError(errno.EACCES, "Permission denied", "/data/cache")
+
+    monkeypatch.setattr(info, "describe", denied)
+    assert_usage_error(
+        capsys, "info", "bright/pony", mentions="/data/cache: Permission denied: check its"
+    )
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["list"], ["list", "--format", "json"], ["--help"], ["export", "bright/pony", "qrels"]],
+)
+def test_a_closed_stdout_ends_quietly(bright, argv):
+    """`ir-bright list | head -1`: the reader goes away before the command writes."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "ir_bright", *argv],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    proc.stdout.close()  # long before the interpreter has started
+    err = proc.stderr.read().decode()
+    proc.stderr.close()
+    assert proc.wait(timeout=120) == 0, err
+    assert "Traceback" not in err and "Exception ignored" not in err and "Broken" not in err

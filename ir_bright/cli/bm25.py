@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 import logging
+import math
+import os
 import sys
 from pathlib import Path
 
@@ -53,26 +55,32 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 def run(args: argparse.Namespace) -> int:
     from .. import bm25, registry
 
-    if args.k1 < 0:
-        raise IrBrightError(f"--k1 must be at least 0, not {args.k1}")
+    if not (math.isfinite(args.k1) and args.k1 >= 0):
+        raise IrBrightError(f"--k1 must be at least 0 and finite, not {args.k1}")
     if not 0 <= args.b <= 1:
         raise IrBrightError(f"--b must be between 0 and 1, not {args.b}")
     if args.depth < 1:
         raise IrBrightError(f"--depth must be at least 1, not {args.depth}")
-    dataset = registry.load(args.id)
-    if not dataset.has_docs() or not dataset.has_queries():
-        raise IrBrightError(f"{args.id} has no docs or no queries: BM25 needs both")
+    if args.tag is not None and not args.tag.strip():
+        raise IrBrightError("--tag is empty: give a run tag, or leave --tag out for the default")
     tag = args.tag or (bm25.RUN_TAG + ("-qs" if args.query_side else ""))
     if any(c.isspace() for c in tag):
         raise IrBrightError(f"--tag {tag!r} contains white space: a TREC run tag cannot")
-    params = bm25.BM25Params(args.k1, args.b)
+    target = _target(args.output)
+    dataset = registry.load(args.id)
+    if not dataset.has_docs() or not dataset.has_queries():
+        raise IrBrightError(f"{args.id} has no docs or no queries: BM25 needs both")
+    fields = getattr(dataset.docs_cls(), "_fields", ())
+    if "text" not in fields:
+        raise IrBrightError(
+            f"{args.id} has no document text (its documents have {', '.join(fields)}): BM25 "
+            "ranks text; use a dataset with text documents, e.g. an MM-BRIGHT task1 or task2"
+        )
+    params = bm25.BM25Params(args.k1, args.b).checked()
     ranked = bm25.retrieve(dataset, params, query_side=args.query_side, k=args.depth)
-    if not args.output or args.output == "-":
+    if target is None:
         bm25.write_trec(ranked, sys.stdout, tag)
         return 0
-    target = Path(args.output)
-    if target.is_dir():
-        raise IrBrightError(f"-o {target} is a folder: give a file name, e.g. {target}/run.trec")
     partial = target.with_name(target.name + ".part")
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -80,10 +88,45 @@ def run(args: argparse.Namespace) -> int:
             lines = bm25.write_trec(ranked, out, tag)
         partial.replace(target)
     except OSError as exc:
-        partial.unlink(missing_ok=True)
-        raise IrBrightError(f"cannot write the run {target} ({exc.strerror or exc})") from exc
+        _remove(partial)
+        raise IrBrightError(f"cannot write the run {target} ({_reason(exc, target)})") from exc
     except BaseException:
-        partial.unlink(missing_ok=True)
+        _remove(partial)
         raise
     logger.info("wrote %d lines to %s", lines, target)
     return 0
+
+
+def _target(output: str | None) -> Path | None:
+    """The run file of ``-o`` (None: stdout), checked before any work is done."""
+    if output is None or output == "-":
+        return None
+    if not output.strip():
+        raise IrBrightError("-o is empty: give a file name, or - (or no -o) for stdout")
+    target = Path(output)
+    if target.is_dir():
+        raise IrBrightError(f"-o {target} is a folder: give a file name, e.g. {target}/run.trec")
+    for folder in target.parents:
+        if folder.exists():
+            if not folder.is_dir():
+                raise IrBrightError(f"cannot write the run {target}: {folder} is a file")
+            if not os.access(folder, os.W_OK):
+                raise IrBrightError(
+                    f"cannot write the run {target}: {folder} is not writable (permission "
+                    "denied or a read-only disk)"
+                )
+            break
+    return target
+
+
+def _reason(exc: OSError, target: Path) -> str:
+    if isinstance(exc, FileExistsError | NotADirectoryError):
+        return f"a file is in the way of its folder {target.parent}"
+    return exc.strerror or type(exc).__name__
+
+
+def _remove(path: Path) -> None:
+    try:
+        path.unlink(missing_ok=True)
+    except OSError:  # its folder may not even exist
+        pass

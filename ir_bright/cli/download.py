@@ -17,7 +17,9 @@ EPILOG = """examples:
   ir-bright download 'bright/pony*'               a glob: pony and all its variants
   HF_HUB_OFFLINE=1 ir-bright bm25 bright/biology -o run.trec   later, without network
 Each file is verified (size and md5, or the hub's sha256) before it enters the cache, unless
-IR_BRIGHT_VERIFY=0. Files already cached are not fetched again. The summary goes to stdout."""
+IR_BRIGHT_VERIFY=0. Files already cached are not fetched again; one that is visibly damaged
+(another size than the hub's, an unreadable parquet file) is named, and left for you to delete.
+The summary goes to stdout."""
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
@@ -75,6 +77,7 @@ def run(args: argparse.Namespace) -> int:
         files += found
     files = list(dict.fromkeys(files))
     missing = [f for f in files if not f.is_cached()]
+    _check_cached([f for f in files if f not in missing])
     if args.dry_run:
         for file in missing:
             sys.stdout.write(f"{file.url}\t{file.size if file.size is not None else '?'}\n")
@@ -92,6 +95,43 @@ def run(args: argparse.Namespace) -> int:
         f"{hub.cache_home()}\n"
     )
     return 0
+
+
+def _check_cached(files: list) -> None:
+    """Refuse cached files that are visibly damaged (a size other than the pinned one while
+    verification is on, an unreadable parquet footer), naming the first; they are left in
+    place: deleting them is the user's call."""
+    damaged = [problem for problem in map(_damage, files) if problem]
+    if damaged:
+        more = f" ({len(damaged) - 1} more cached file(s) damaged too)" if len(damaged) > 1 else ""
+        raise IrBrightError(
+            f"{damaged[0]}: delete it and run `ir-bright download` again to fetch it anew{more}"
+        )
+
+
+def _damage(file) -> str | None:
+    """Why the cached copy of ``file`` is damaged, or None."""
+    from .. import hub
+
+    path = file.cached_path()
+    if path is None:
+        return None
+    expected = file.shared().size
+    try:
+        size = path.stat().st_size
+    except OSError as exc:
+        return f"cached file {path} cannot be read ({exc.strerror})"
+    if hub.verification_enabled() and expected is not None and size != expected:
+        return f"cached file {path} has {size} bytes, the hub's file {expected} (cut short?)"
+    if path.name.endswith(".parquet"):
+        import pyarrow.parquet as pq
+
+        try:
+            pq.read_metadata(path)
+        except Exception as exc:  # noqa: BLE001 - Arrow and OS errors alike
+            reason = " ".join(str(exc).split()) or type(exc).__name__
+            return f"cached file {path} is not a readable parquet file ({reason})"
+    return None
 
 
 def _human(size: int) -> str:

@@ -17,6 +17,7 @@ The writers are ir_datasets' own (`python -m ir_datasets export`): the same colu
 formats, here also for the ids ir_bright registers."""
 
 FORMATS = {"docs": ("tsv", "jsonl"), "queries": ("tsv", "jsonl"), "qrels": ("trec", "tsv", "jsonl")}
+TREC_QRELS_COLUMNS = ("query_id", "iteration", "doc_id")
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
@@ -61,10 +62,21 @@ def run(args: argparse.Namespace) -> int:
                 f"{args.id} {args.entity} have no field {', '.join(unknown)}: "
                 f"choose --fields from {' '.join(record_cls._fields)}"
             )
+    fields = args.fields
+    if args.entity == "qrels" and fmt == "trec" and fields:
+        fixed = [f for f in fields if f in TREC_QRELS_COLUMNS]
+        if fixed:
+            raise IrBrightError(
+                f"--fields {' '.join(fixed)}: TREC qrels always hold query_id, iteration and "
+                "doc_id; --fields picks the relevance column(s), e.g. --fields relevance "
+                "(or use --format tsv)"
+            )
+    if fields is None and fmt == "tsv" and args.entity != "qrels":
+        fields = list(record_cls._fields)  # the same columns, without ir_datasets' [INFO] line
     writers = (
         irds_export.QRELS_EXPORTERS if args.entity == "qrels" else irds_export.DEFAULT_EXPORTERS
     )
-    writer = writers[fmt](_plain_types(record_cls), sys.stdout, args.fields)
+    writer = writers[fmt](_plain_types(record_cls), sys.stdout, fields)
     for record in getattr(dataset, f"{args.entity}_iter")():
         writer.next(record)
     writer.flush()
@@ -73,8 +85,9 @@ def run(args: argparse.Namespace) -> int:
 
 def _plain_types(record_cls: type) -> type:
     """``record_cls`` as ir_datasets' writers expect it: ``__annotations__`` holding types, not
-    strings (records declared under ``from __future__ import annotations``), and optional
-    text fields (``str | None``) seen as ``str``."""
+    strings (records declared under ``from __future__ import annotations``), optional text
+    fields (``str | None``) seen as ``str``, and ``tuple[str, ...]`` as ``typing.Tuple[str,
+    ...]`` (which the writers export; they would skip the builtin spelling)."""
     import typing
 
     try:
@@ -87,5 +100,8 @@ def _plain_types(record_cls: type) -> type:
         args = [a for a in typing.get_args(hint) if a is not type(None)]
         if args and len(args) == 1 and args[0] in (str, int, float):
             hint = args[0]
+        elif typing.get_origin(hint) is tuple and len(args) == 2 and args[1] is Ellipsis:
+            if args[0] in (str, int, float):
+                hint = typing.Tuple[args[0], ...]  # noqa: UP006 - the writers test for Tuple
         plain[name] = hint
     return type(record_cls.__name__, (), {"_fields": record_cls._fields, "__annotations__": plain})

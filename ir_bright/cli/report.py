@@ -66,8 +66,8 @@ def run(args: argparse.Namespace) -> int:
 
     bench = report.benchmark(args.benchmark)
     names = [n.strip() for value in args.reference for n in value.split(",") if n.strip()]
-    if args.plot and not args.plot.lower().endswith(".png"):
-        raise report.ReportError(f"--plot {args.plot}: the chart is a PNG, name it FILE.png")
+    if args.plot is not None:
+        report.check_plot_path(args.plot)  # before the (long) scoring
     measure = args.measure or bench.measure
     if names:  # check before the (long) scoring
         report.reference_rows(names, bench, str(_parse(measure)))
