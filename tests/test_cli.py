@@ -390,6 +390,18 @@ def test_download_names_a_damaged_cached_file_and_leaves_it(bright, capsys, isol
     assert "delete it" in line and path.read_bytes() == damaged
 
 
+def test_info_marks_a_damaged_cached_file(bright, capsys, isolated_home):
+    cli(capsys, "download", "bright/pony")
+    path = isolated_home / "bright" / "pony.queries.parquet"
+    path.write_bytes(path.read_bytes()[:700])
+    status, out, _ = cli(capsys, "info", "bright/pony", "--format", "json")
+    damaged = {f["local_path"]: f["damaged"] for f in json.loads(out)["files"]}
+    assert status == 0 and "not a readable parquet file" in damaged.pop(str(path))
+    assert not any(damaged.values())
+    _, text, _ = cli(capsys, "info", "bright/pony")
+    assert "cached but DAMAGED: delete it" in text
+
+
 def test_download_without_network_is_a_one_line_error(capsys, monkeypatch):
     line = assert_usage_error(capsys, "download", "bright/pony", mentions="cannot reach")
     assert "127.0.0.1:9" in line  # the closed port conftest points HF_ENDPOINT at
@@ -617,6 +629,20 @@ def test_the_machines_refusals_exit_2_naming_the_file(capsys, monkeypatch):
     assert_usage_error(
         capsys, "info", "bright/pony", mentions="/data/cache: Permission denied: check its"
     )
+
+
+def test_a_network_failure_outside_the_hub_is_one_line(capsys, monkeypatch):
+    """ir_datasets' own downloads (ids ir_bright does not serve) fail with requests' errors."""
+    import requests
+
+    from ir_bright.cli import info
+
+    def offline(dataset_id):
+        raise requests.ConnectionError("Max retries exceeded with url: /scifact.zip")
+
+    monkeypatch.setattr(info, "describe", offline)
+    line = assert_usage_error(capsys, "info", "beir/scifact", mentions="Max retries exceeded")
+    assert "check the network" in line
 
 
 @pytest.mark.parametrize(

@@ -101,7 +101,7 @@ def _check_cached(files: list) -> None:
     """Refuse cached files that are visibly damaged (a size other than the pinned one while
     verification is on, an unreadable parquet footer), naming the first; they are left in
     place: deleting them is the user's call."""
-    damaged = [problem for problem in map(_damage, files) if problem]
+    damaged = [problem for problem in map(damage, files) if problem]
     if damaged:
         more = f" ({len(damaged) - 1} more cached file(s) damaged too)" if len(damaged) > 1 else ""
         raise IrBrightError(
@@ -109,7 +109,7 @@ def _check_cached(files: list) -> None:
         )
 
 
-def _damage(file) -> str | None:
+def damage(file) -> str | None:
     """Why the cached copy of ``file`` is damaged, or None."""
     from .. import hub
 

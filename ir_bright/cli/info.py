@@ -37,6 +37,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 def describe(dataset_id: str) -> dict[str, Any]:
     """Everything ``info`` prints, as a dict."""
     from .. import registry
+    from .download import damage
     from .list import counts
 
     dataset = registry.load(dataset_id)
@@ -58,6 +59,7 @@ def describe(dataset_id: str) -> dict[str, Any]:
                 "size": file.size,
                 "cached": cached is not None,
                 "local_path": str(cached or file.shared().local_path),
+                "damaged": damage(file) if cached is not None else None,
             }
         )
     info = {
@@ -125,6 +127,8 @@ def run(args: argparse.Namespace) -> int:
         lines.append("files:")
         for file in info["files"]:
             state = "cached" if file["cached"] else "not cached"
+            if file["damaged"]:
+                state = "cached but DAMAGED: delete it and run `ir-bright download` again"
             lines.append(f"  {file['path']} ({_size(file['size'])}, {state}): {file['local_path']}")
     for folder in info["bm25_indexes"]:
         lines.append(f"bm25 index: {folder}")
