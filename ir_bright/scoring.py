@@ -20,7 +20,8 @@ rank one document at two places, and ir_measures would silently keep the last sc
 Every measure is computed under the official protocol (:class:`~ir_bright.measures.Official`)
 and keyed by the wrapped measure's name (``"nDCG@10"``). Like ir_measures, queries of the qrels
 missing from the run count as 0; a run missing some gets a warning with the count, and a run
-whose queries are mostly unknown to the dataset is refused (probably the wrong dataset). A run
+whose queries are mostly unknown to the dataset's qrels, while it misses most of the scored
+queries, is refused (probably the wrong dataset). A run
 none of whose documents is judged for its query gets a warning too: its queries are the
 dataset's but its documents probably another corpus's (``bright/x-long`` against ``bright/x``).
 """
@@ -52,7 +53,8 @@ RUN_COLUMNS = (("query_id", "doc_id", "score"), ("qid", "docno", "score"))
 """The column names a run DataFrame may use: ir_measures' or PyTerrier's."""
 
 UNKNOWN_QUERIES_LIMIT = 0.5
-"""A run with more than this share of queries unknown to the dataset is refused."""
+"""A run with more than this share of queries unknown to the qrels, covering no more than this
+share of the scored queries, is refused as a run for another dataset."""
 
 _NO_DOCS: frozenset[str] = frozenset()
 
@@ -221,13 +223,27 @@ class Scorer:
 
     def _check_queries(self, ranked: Mapping[str, Any], name: str) -> None:
         unknown = [q for q in ranked if q not in self.known_queries]
-        if unknown and len(unknown) > UNKNOWN_QUERIES_LIMIT * len(ranked):
+        scored = self.evaluator.qrel_qids
+        covered = sum(1 for q in scored if q in ranked)
+        # Wrong dataset: mostly queries without judgements here, and most scored queries absent
+        # (a run that ranks every query of a dataset whose queries are mostly unjudged, as MM-BRIGHT
+        # task 3's queries without positive images, still covers all scored queries).
+        if (
+            unknown
+            and len(unknown) > UNKNOWN_QUERIES_LIMIT * len(ranked)
+            and covered <= UNKNOWN_QUERIES_LIMIT * len(scored)
+        ):
             raise RunFormatError(
                 f"{name}: {len(unknown)} of its {len(ranked)} queries (e.g. {unknown[0]!r}) are "
                 f"not queries of {self.label}: wrong dataset?"
             )
         if unknown:
-            logger.warning("%s: ignoring %d queries unknown to %s", name, len(unknown), self.label)
+            logger.warning(
+                "%s: ignoring %d queries without judgements in %s (unknown there, or not scored)",
+                name,
+                len(unknown),
+                self.label,
+            )
         self._check_docs(ranked, name)
         scored = self.evaluator.qrel_qids
         missing = sum(1 for q in scored if q not in ranked)

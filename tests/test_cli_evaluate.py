@@ -324,3 +324,12 @@ def test_a_run_over_another_corpus_gets_a_warning(dataset, tmp_path, capsys, cap
     caplog.clear()
     cli(capsys, TEST_ID, write_run(tmp_path / "ok.run"))
     assert "none of its" not in caplog.text
+
+
+def test_a_run_ranking_many_unscored_queries_is_not_the_wrong_dataset(dataset, tmp_path, capsys):
+    """MM-BRIGHT task 3 scores only queries with a positive image; a run ranks them all."""
+    rows = RUN + [(str(q), "x", 1.0) for q in range(10, 20)]  # 10 queries without qrels
+    status, out, _ = cli(capsys, TEST_ID, write_run(tmp_path / "all.run", rows), "--format", "json")
+    plain = cli(capsys, TEST_ID, write_run(tmp_path / "r.run"), "--format", "json")[1]
+    assert status == 0
+    assert list(json.loads(out).values()) == list(json.loads(plain).values())
