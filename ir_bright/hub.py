@@ -29,7 +29,15 @@ from urllib.parse import quote
 
 from .errors import CacheError, ChecksumError, DownloadError, OfflineError
 
-__all__ = ["HubFile", "cache_home", "endpoint", "verification_enabled", "offline"]
+__all__ = [
+    "HubFile",
+    "cache_home",
+    "catalogue",
+    "endpoint",
+    "human_size",
+    "offline",
+    "verification_enabled",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -211,7 +219,7 @@ def _download(file: HubFile, target: Path) -> None:
     announced = _int_or_none(response.headers.get("Content-Length"))
     md5, sha256 = hashlib.md5(), hashlib.sha256()
     received = 0
-    logger.info("downloading %s (%s)", file.url, _human(announced or file.size))
+    logger.info("downloading %s (%s)", file.url, human_size(announced or file.size))
     try:
         with response, open(partial, "wb") as out, _progress(file, announced) as bar:
             try:
@@ -236,6 +244,12 @@ def _download(file: HubFile, target: Path) -> None:
         if verification_enabled():
             _verify(file, received, md5.hexdigest(), sha256.hexdigest(), expected_sha256)
         os.replace(partial, target)
+    except OSError as exc:  # writing the cache: a full disk, a read-only file system
+        partial.unlink(missing_ok=True)
+        raise CacheError(
+            f"cannot write {partial} ({exc.strerror or exc}): free some space or set "
+            "IR_DATASETS_HOME to a disk with room; nothing was cached"
+        ) from exc
     except BaseException:
         partial.unlink(missing_ok=True)
         raise
@@ -292,13 +306,14 @@ def _progress(file: HubFile, total: int | None):
     )
 
 
-def _human(size: int | None) -> str:
+def human_size(size: int | None) -> str:
+    """``1.5 MB``-style size for messages (``unknown size`` for None)."""
     if size is None:
         return "unknown size"
     value = float(size)
-    for unit in ("B", "KB", "MB", "GB"):
-        if value < 1024 or unit == "GB":
-            return f"{value:.1f} {unit}" if unit != "B" else f"{size} B"
+    for unit in ("B", "KB", "MB", "GB", "TB"):
+        if value < 1024 or unit == "TB":
+            return f"{size} B" if unit == "B" else f"{value:.1f} {unit}"
         value /= 1024
     return f"{size} B"
 

@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import bisect
+import contextlib
 import logging
 import mmap
 import os
@@ -112,8 +113,8 @@ def _check_columns(parquet: pq.ParquetFile, path, columns: Sequence[str]) -> Non
 def _unreadable(path, exc: BaseException) -> str:
     reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
     return (
-        f"cannot read {path} as parquet ({reason}): delete it and run again to fetch it anew, "
-        "or fetch it ahead with `ir-bright download`"
+        f"cannot read {path} as parquet ({reason}): delete it, then run again (or "
+        "`ir-bright download ID`) to fetch it anew"
     )
 
 
@@ -239,12 +240,14 @@ class ArrowStore:
         not the kernel's usual read-ahead around them.
         """
         if self._table is None:
-            with open(self.path(), "rb") as file:
-                mapping = mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ)
-            if hasattr(mapping, "madvise") and hasattr(mmap, "MADV_RANDOM"):
-                mapping.madvise(mmap.MADV_RANDOM)
-            with ipc.open_file(pa.BufferReader(pa.py_buffer(mapping))) as reader:
-                self._table = reader.read_all()
+            path = self.path()
+            with self._readable(path):
+                with open(path, "rb") as file:
+                    mapping = mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ)
+                if hasattr(mapping, "madvise") and hasattr(mmap, "MADV_RANDOM"):
+                    mapping.madvise(mmap.MADV_RANDOM)
+                with ipc.open_file(pa.BufferReader(pa.py_buffer(mapping))) as reader:
+                    self._table = reader.read_all()
             lengths = [len(chunk) for chunk in self._table.column(self._id_column).chunks]
             self._chunk_starts = [0]
             for length in lengths[:-1]:
@@ -271,9 +274,22 @@ class ArrowStore:
                 except BaseException:
                     partial.unlink(missing_ok=True)
                     raise
-        except PermissionError as exc:
+        except OSError as exc:  # permissions, a read-only file system, a full disk
             raise CacheError(
-                f"cannot write {target} ({exc.strerror}): set IR_DATASETS_HOME to a writable folder"
+                f"cannot write {target} ({exc.strerror or exc}): set IR_DATASETS_HOME to a "
+                "writable folder with room"
+            ) from exc
+
+    @contextlib.contextmanager
+    def _readable(self, path: Path) -> Iterator[None]:
+        """Turn a damaged store file into a one-line error naming it and the fix."""
+        try:
+            yield
+        except (pa.ArrowException, OSError, ValueError) as exc:
+            reason = " ".join(str(exc).split()) or type(exc).__name__
+            raise CacheError(
+                f"cannot read the store {path} ({reason}): delete it; it is rebuilt from "
+                f"{self._parquet_path()} on next use"
             ) from exc
 
     @property
@@ -303,7 +319,8 @@ class ArrowStore:
         Plain reads, not the memory map: a scan keeps about one batch in memory, instead of
         leaving every page of the corpus mapped into the process.
         """
-        with ipc.open_file(pa.OSFile(str(self.path()))) as reader:
+        path = self.path()
+        with self._readable(path), ipc.open_file(pa.OSFile(str(path))) as reader:
             first = 0
             for index in range(reader.num_record_batches):
                 if stop is not None and first >= stop:

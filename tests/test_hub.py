@@ -227,3 +227,17 @@ def test_twin_files_are_fetched_apart_from_an_unverified_mirror(hub, hub_root, m
     canonical, twin = twins()
     assert twin.fetch().read_bytes() == b"a mirror's own bytes"
     assert canonical.fetch().read_bytes() == BODY
+
+
+def test_a_full_disk_is_a_cache_error_and_leaves_no_part_file(
+    hub, hub_root, isolated_home, monkeypatch
+):
+    put(hub_root, "config/split.parquet")
+
+    def disk_full(fd):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr("ir_bright.hub.os.fsync", disk_full)
+    with pytest.raises(CacheError, match="No space left on device"):
+        hub_file().fetch()
+    assert leftovers(isolated_home) == []

@@ -388,6 +388,17 @@ def test_decodability_is_decided_once_and_cached_on_disk(mm, monkeypatch):
     assert len(calls) == len(mm.domains["academia"].doc_images)
 
 
+def test_a_damaged_decodability_verdict_is_a_one_line_error_naming_it(mm):
+    list(ir_datasets.load("mm-bright/academia/task3").docs_iter())
+    (verdict,) = ir_bright.hub.cache_home().rglob("*.decodable.json")
+    verdict.write_text("{ cut short")
+    mmbright._domain_at.cache_clear()  # as a new process would start
+    with pytest.raises(ir_bright.errors.CacheError) as error:
+        list(ir_datasets.load("mm-bright/academia/task3").docs_iter())
+    assert str(verdict) in str(error.value) and "delete it" in str(error.value)
+    assert verdict.read_text() == "{ cut short"
+
+
 # --- downloads ------------------------------------------------------------------------------
 
 

@@ -8,6 +8,7 @@ import pytest
 from ir_datasets.formats import GenericDoc
 
 from ir_bright import parquet
+from ir_bright.errors import CacheError
 
 ROWS = 5000
 
@@ -49,3 +50,15 @@ def test_store_answers_random_rows_and_is_built_once(corpus):
     stamp = built.stat().st_mtime_ns
     again = parquet.ArrowStore(lambda: path, "id", ["id", "content"])
     assert again.row(0) == (ids[0], texts[0]) and built.stat().st_mtime_ns == stamp
+
+
+def test_a_damaged_store_is_a_one_line_error_naming_it(corpus):
+    path, _, _ = corpus
+    parquet.ArrowStore.path_for(path).write_bytes(b"ARROW1 cut short")
+    store = parquet.ArrowStore(lambda: path, "id", ["id", "content"])
+    for use in (store.table, lambda: next(store.batches())):
+        with pytest.raises(CacheError) as error:
+            use()
+        message = str(error.value)
+        assert str(parquet.ArrowStore.path_for(path)) in message and "delete it" in message
+        assert "\n" not in message

@@ -90,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
             bar.update(1)
     verified = "verified" if hub.verification_enabled() else "NOT verified (IR_BRIGHT_VERIFY=0)"
     sys.stdout.write(
-        f"fetched {len(missing)} file(s), {_human(fetched)}, {verified}; "
+        f"fetched {len(missing)} file(s), {hub.human_size(fetched)}, {verified}; "
         f"{len(files) - len(missing)} already cached; {len(files)} file(s) in all under "
         f"{hub.cache_home()}\n"
     )
@@ -132,12 +132,3 @@ def damage(file) -> str | None:
             reason = " ".join(str(exc).split()) or type(exc).__name__
             return f"cached file {path} is not a readable parquet file ({reason})"
     return None
-
-
-def _human(size: int) -> str:
-    value = float(size)
-    for unit in ("B", "KB", "MB", "GB", "TB"):
-        if value < 1024 or unit == "TB":
-            return f"{size} B" if unit == "B" else f"{value:.1f} {unit}"
-        value /= 1024
-    return f"{size} B"

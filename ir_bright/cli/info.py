@@ -9,6 +9,7 @@ import logging
 import sys
 from typing import Any
 
+from .. import hub
 from . import add_subcommand
 
 logger = logging.getLogger(__name__)
@@ -129,7 +130,8 @@ def run(args: argparse.Namespace) -> int:
             state = "cached" if file["cached"] else "not cached"
             if file["damaged"]:
                 state = "cached but DAMAGED: delete it and run `ir-bright download` again"
-            lines.append(f"  {file['path']} ({_size(file['size'])}, {state}): {file['local_path']}")
+            size = hub.human_size(file["size"])
+            lines.append(f"  {file['path']} ({size}, {state}): {file['local_path']}")
     for folder in info["bm25_indexes"]:
         lines.append(f"bm25 index: {folder}")
     if "summary" in info:
@@ -141,9 +143,3 @@ def run(args: argparse.Namespace) -> int:
             lines += ["  " + line for line in str(summary).splitlines()]
     out.write("\n".join(lines) + "\n")
     return 0
-
-
-def _size(size: int | None) -> str:
-    if size is None:
-        return "size unknown"
-    return f"{size / 1e6:.1f} MB" if size >= 100_000 else f"{size} bytes"

@@ -71,7 +71,7 @@ class ImageCorpus:
         parquet = self.hub_file.fetch()
         target = parquet.with_name(parquet.name + ".decodable.json")
         if target.is_file():
-            verdict = json.loads(target.read_text("utf-8"))
+            verdict = _read_verdict(target, parquet)
             if verdict.get("version") == VERDICT_VERSION:
                 return verdict
         return self._decide(target)
@@ -83,7 +83,7 @@ class ImageCorpus:
         try:
             with filelock.FileLock(str(target) + ".lock"):
                 if target.is_file():
-                    return json.loads(target.read_text("utf-8"))
+                    return _read_verdict(target, self.hub_file.fetch())
                 logger.info("deciding which %s of %s decode (once)", self.config, self.domain)
                 decodable: dict[str, str] = {}
                 undecodable: list[str] = []
@@ -213,3 +213,13 @@ class ImageDocs(BaseDocs):
     def docs_lang(self) -> None:
         """Images have no language."""
         return None
+
+
+def _read_verdict(target: Path, parquet: Path) -> dict:
+    """The cached decodability verdict; a damaged file is a one-line error naming it."""
+    try:
+        return json.loads(target.read_text("utf-8"))
+    except (ValueError, OSError) as exc:
+        raise CacheError(
+            f"cannot read {target} ({exc}): delete it; it is recomputed from {parquet}"
+        ) from exc
