@@ -28,7 +28,6 @@ import io
 import json
 import logging
 import math
-import os
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -37,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import IrBrightError, require
+from .outputs import check_writable
 
 __all__ = [
     "Benchmark",
@@ -391,17 +391,7 @@ def check_plot_path(path: str | Path) -> Path:
         )
     if not target.name.lower().endswith(".png") or target.name.lower() == ".png":
         raise ReportError(f"--plot {target}: the chart is a PNG, name it FILE.png")
-    for folder in target.parents:
-        if folder.exists():
-            if not folder.is_dir():
-                raise ReportError(f"cannot write the plot {target}: {folder} is a file")
-            if not os.access(folder, os.W_OK):
-                raise ReportError(
-                    f"cannot write the plot {target}: {folder} is not writable (permission "
-                    "denied or a read-only disk)"
-                )
-            break
-    return target
+    return check_writable(target, "the plot", ReportError)
 
 
 def plot(table: Table, path: str | Path) -> Path:

@@ -457,9 +457,10 @@ def test_bm25_output_under_a_file_or_unwritable_is_refused_first(bright, capsys,
 def test_bm25_output_that_cannot_be_written_is_a_one_line_error(
     bright, capsys, tmp_path, monkeypatch
 ):
+    from ir_bright import outputs
     from ir_bright.cli import bm25 as command
 
-    monkeypatch.setattr(command.os, "access", lambda *args, **kwargs: False)
+    monkeypatch.setattr(outputs.os, "access", lambda *args, **kwargs: False)
     target = tmp_path / "runs" / "run.trec"
     line = assert_usage_error(capsys, "bm25", "bright/pony", "-o", str(target), mentions="run")
     assert "is not writable" in line and bright.requests == []

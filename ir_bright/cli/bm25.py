@@ -5,11 +5,11 @@ from __future__ import annotations
 import argparse
 import logging
 import math
-import os
 import sys
 from pathlib import Path
 
 from ..errors import IrBrightError
+from ..outputs import check_writable
 from . import add_subcommand
 
 logger = logging.getLogger(__name__)
@@ -106,17 +106,7 @@ def _target(output: str | None) -> Path | None:
     target = Path(output)
     if target.is_dir():
         raise IrBrightError(f"-o {target} is a folder: give a file name, e.g. {target}/run.trec")
-    for folder in target.parents:
-        if folder.exists():
-            if not folder.is_dir():
-                raise IrBrightError(f"cannot write the run {target}: {folder} is a file")
-            if not os.access(folder, os.W_OK):
-                raise IrBrightError(
-                    f"cannot write the run {target}: {folder} is not writable (permission "
-                    "denied or a read-only disk)"
-                )
-            break
-    return target
+    return check_writable(target, "the run")
 
 
 def _reason(exc: OSError, target: Path) -> str:
