@@ -29,10 +29,17 @@ def register() -> list[str]:
     """Register every ir_bright dataset (idempotent); return the ids registered by this call."""
     added = []
     for name in COLLECTIONS:
-        module = importlib.import_module(f"{__package__}.{name}")
-        added += _register_collection(module.datasets(), getattr(module, "REPLACEMENT_REASON", ""))
+        datasets, reason = _collection(name)
+        added += _register_collection(datasets, reason)
     _register_measures()
     return added
+
+
+@cache
+def _collection(name: str) -> tuple[Mapping[str, Dataset], str]:
+    """A collection's datasets, built once per process (``load`` re-registers on every call)."""
+    module = importlib.import_module(f"{__package__}.{name}")
+    return module.datasets(), getattr(module, "REPLACEMENT_REASON", "")
 
 
 def _register_measures() -> None:
