@@ -135,7 +135,8 @@ class HubFile:
                 f"(ir-bright download ...) on a machine with network, or copy {self.url} there"
             )
         _make_folder(self.local_path.parent)
-        filelock = _filelock()
+        import filelock
+
         with filelock.FileLock(str(self.local_path) + ".lock"):
             found = self.cached_path()  # another process may have finished meanwhile
             if found is not None:
@@ -149,12 +150,6 @@ class HubFile:
             folder = self.local_path.parent
             for alias in self.aliases:
                 yield folder / alias
-
-
-def _filelock():
-    import filelock
-
-    return filelock
 
 
 def _make_folder(folder: Path) -> None:
