@@ -152,3 +152,132 @@ def test_record_annotations_are_runtime_types_that_build_an_instance():
         instance = cls(*values)
         if hasattr(instance, "default_text"):
             assert isinstance(instance.default_text(), str), name
+
+
+# --- ir_measures: stock behaviour with and without ``import ir_bright`` ------------------------
+
+QRELS = "q1 0 d1 1\nq1 0 d2 2\nq1 0 d3 0\nq1 0 d9 -100\nq2 0 d4 1\nq2 0 d5 1\nq3 0 d6 1\n"
+RUN = "".join(
+    f"{q} Q0 {d} {rank} {score} run\n"
+    for q, docs in {"q1": "d9 d3 d1 d7 d2", "q2": "d5 d8 d4", "q4": "d1"}.items()
+    for rank, (d, score) in enumerate(zip(docs.split(), [9.0, 8.5, 8.0, 7.25, 7.0]))
+)
+STOCK_MEASURES = "nDCG@10 P@5 R@3 AP RR Rprec Success@1 NumRet NumRel Judged@5 SetP Bpref"
+# What a user of ir_measures sees, printed; run once in a process that imports ir_bright first.
+PROBE = (
+    r"""
+import sys
+if sys.argv[1] == "with":
+    import ir_bright  # noqa
+import ir_measures
+from ir_measures.util import Metric
+
+def show(label, fn):
+    try:
+        print(label, "->", fn())
+    except Exception as exc:
+        print(label, "raises", type(exc).__name__, exc)
+
+qrels, run = list(ir_measures.read_trec_qrels(QRELS)), list(ir_measures.read_trec_run(RUN))
+for name, measure in ir_measures.measures.registry.items():
+    if name != "Official":
+        agg = measure.aggregator()
+        agg.add(0.5)
+        print(name, str(measure), repr(measure), type(agg).__name__, agg.result(), measure.DEFAULT)
+texts = ["nDCG@10", "P(rel=2)@5", "nDCG(dcg='exp-log2')@20", "R@1000", "MRR", "NumRelRet",
+         "foo", "nDCG@x", "nDCG(", "", "nDCG@10@5", "official(nDCG@10)", "nDCG(x=1)"]
+for text in texts:
+    show(f"parse_measure {text!r}", lambda: repr(ir_measures.parse_measure(text)))
+    show(f"util.parse_measure {text!r}", lambda: repr(ir_measures.util.parse_measure(text)))
+for text in ["ndcg_cut.10", "ndcg_cut_10", "P.5", "map", "recall.100", "bad.x", "ndcg"]:
+    show(f"parse_trec_measure {text!r}", lambda: ir_measures.parse_trec_measure(text))
+measures = [ir_measures.parse_measure(m) for m in STOCK_MEASURES.split()]
+pipeline = ir_measures.DefaultPipeline
+show("calc_aggregate", lambda: sorted((str(m), v) for m, v in
+                                      pipeline.calc_aggregate(measures, qrels, run).items()))
+show("iter_calc", lambda: sorted(map(str, pipeline.iter_calc(measures, qrels, run))))
+show("supports", lambda: [pipeline.supports(m) for m in measures])
+show("run_inputs", lambda: sorted(pipeline.run_inputs(measures)))
+show("qrel_inputs", lambda: sorted(pipeline.qrel_inputs(measures)))
+show("unsupported", lambda: pipeline.calc_aggregate([ir_measures.RBP(p=0.5)], qrels, run))
+show("evaluator", lambda: sorted(map(str, pipeline.evaluator(measures, qrels).iter_calc(run))))
+for name, provider in ir_measures.providers.registry.items():
+    if name != "ir_bright":
+        print(name, [provider.supports(m) for m in measures])
+""".replace("QRELS", repr(QRELS))
+    .replace("RUN", repr(RUN))
+    .replace("STOCK_MEASURES", repr(STOCK_MEASURES))
+)
+
+
+def probe(mode: str) -> str:
+    proc = subprocess.run(
+        [sys.executable, "-c", PROBE, mode], capture_output=True, text=True, check=True
+    )
+    return proc.stdout
+
+
+def test_stock_ir_measures_behaves_the_same_with_ir_bright_imported():
+    without, with_import = probe("without"), probe("with")
+    assert "nDCG@10" in without and "raises NameError" in without  # the probe probes
+    assert with_import == without
+
+
+@pytest.mark.parametrize(
+    "options",
+    [[], ["-q"], ["-q", "-n"], ["-o", "jsonl"], ["-p", "6"], ["--provider", "pytrec_eval"]],
+)
+def test_python_m_ir_measures_prints_the_same_with_ir_bright_imported(tmp_path, options):
+    (tmp_path / "qrels").write_text(QRELS)
+    (tmp_path / "run").write_text(RUN)
+    argv = [str(tmp_path / "qrels"), str(tmp_path / "run"), "nDCG@10 P@5 R@3 AP RR", *options]
+    outputs = []
+    for prefix in ("", "import ir_bright; "):
+        code = f"{prefix}import runpy; runpy.run_module('ir_measures', run_name='__main__')"
+        proc = subprocess.run(
+            [sys.executable, "-c", code, *argv], capture_output=True, text=True, check=True
+        )
+        outputs.append((proc.stdout, proc.stderr))
+    assert outputs[0][0].strip() and outputs[1] == outputs[0]
+
+
+def test_official_registry_entry_behaves_like_a_stock_entry():
+    import ir_measures
+
+    import ir_bright  # noqa: F401
+
+    entry = ir_measures.measures.registry["Official"]
+    stock = ir_measures.measures.registry["nDCG"]
+    assert (str(entry), repr(entry)) == ("Official", "Official")  # as ("nDCG", "nDCG")
+    assert type(entry.aggregator()) is type(stock.aggregator())
+    aggregator = entry.aggregator()
+    for value in (0.25, 0.75):
+        aggregator.add(value)
+    assert aggregator.result() == 0.5
+    wrapped = ir_measures.parse_measure("Official(nDCG@10)")
+    assert str(wrapped) == repr(wrapped) == "Official(nDCG@10)"
+    assert type(wrapped.aggregator()) is type((ir_measures.nDCG @ 10).aggregator())
+    # parse errors: the stock kinds, which ir_measures' command reports as such
+    with pytest.raises(NameError):  # "unknown measure", as for a stock name
+        ir_measures.parse_measure("Official(foo)")
+    for text in ("Official(nDCG@x)", "Official(nDCG(", "Official"):
+        with pytest.raises(ValueError):  # "syntax error"
+            ir_measures.parse_measure(text)
+
+
+def test_python_m_ir_measures_scores_official_measures_per_query_with_summary(tmp_path):
+    (tmp_path / "qrels").write_text(QRELS)
+    (tmp_path / "run").write_text(RUN)
+    code = "import ir_bright, runpy; runpy.run_module('ir_measures', run_name='__main__')"
+    argv = [str(tmp_path / "qrels"), str(tmp_path / "run"), "Official(nDCG@10) Official(RR)", "-q"]
+    proc = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    rows = {
+        tuple(line.split("\t")[:2]): float(line.split("\t")[2])
+        for line in proc.stdout.split("\n")
+        if line
+    }
+    # q1 without the excluded d9: d3 (0), d1 (1), d7, d2 (2) -> RR 1/2; q2: d5 first -> RR 1
+    assert rows[("q1", "Official(RR)")] == 0.5 and rows[("q2", "Official(RR)")] == 1.0
+    assert rows[("q3", "Official(RR)")] == 0.0
+    assert rows[("all", "Official(RR)")] == pytest.approx(0.5, abs=1e-4)
