@@ -10,8 +10,10 @@
 
 from __future__ import annotations
 
+import csv
 import io
 import json
+import math
 import os
 import subprocess
 import sys
@@ -281,3 +283,124 @@ def test_python_m_ir_measures_scores_official_measures_per_query_with_summary(tm
     assert rows[("q1", "Official(RR)")] == 0.5 and rows[("q2", "Official(RR)")] == 1.0
     assert rows[("q3", "Official(RR)")] == 0.0
     assert rows[("all", "Official(RR)")] == pytest.approx(0.5, abs=1e-4)
+
+
+# --- ir-bright evaluate --stock -----------------------------------------------------------------
+
+STOCK_TEST_ID = "ir-bright-test/stock"
+
+
+def stock_reference(name, qrels, run):
+    """Stock trec_eval semantics, written out: nothing removed from the ranking, nothing cut,
+    a negative label is a gain of 0; the mean over every query of the qrels."""
+    from tests import protocol
+
+    labels: dict[str, dict[str, int]] = {}
+    for query_id, doc_id, label in qrels:
+        labels.setdefault(query_id, {})[doc_id] = max(label, 0)
+    scores: dict[str, dict[str, float]] = {}
+    for query_id, doc_id, score in run:
+        scores.setdefault(query_id, {})[doc_id] = score
+    values = [
+        protocol.value(name, protocol.ranking(scores.get(q, {}), set(), 10**9), judged)
+        for q, judged in labels.items()
+    ]
+    return sum(values) / len(values)
+
+
+@pytest.fixture
+def tiny(monkeypatch):
+    from tests import protocol
+
+    def add(qrels):
+        monkeypatch.setitem(
+            ir_datasets.registry._registered,
+            STOCK_TEST_ID,
+            protocol.tiny_dataset(qrels, ("nDCG@10",), STOCK_TEST_ID),
+        )
+
+    return add
+
+
+def write_run(path, rows):
+    path.write_text("".join(f"{q} Q0 {d} {i} {s!r} t\n" for i, (q, d, s) in enumerate(rows)))
+    return str(path)
+
+
+def test_stock_values_equal_plain_ir_measures_and_a_reference_beside_official_ones(
+    tiny, tmp_path, capsys
+):
+    import random
+
+    import ir_measures
+
+    from tests import protocol
+
+    qrels, run = protocol.random_case(random.Random(4), graded=True)
+    assert any(q == "only-excluded" for q, _, _ in run)  # ranked, judged only below 0
+    tiny(qrels)
+    path = write_run(tmp_path / "r.run", run)
+    names = ["nDCG@1000", "R@100", "RR", "P@1000", "AP@1000"]
+    argv = ["evaluate", STOCK_TEST_ID, path, "--stock", "--format", "json"]
+    assert main([*argv, *(a for n in names for a in ("-m", n))]) == 0
+    got = json.loads(capsys.readouterr().out)[path]
+    assert list(got) == names + [f"stock:{n}" for n in names]
+    plain_qrels = [ir_measures.Qrel(q, d, r) for q, d, r in qrels]
+    plain_run = [ir_measures.ScoredDoc(q, d, s) for q, d, s in run if q != "only-excluded"]
+    plain = ir_measures.calc_aggregate(
+        [ir_measures.parse_measure(n) for n in names], plain_qrels, plain_run
+    )
+    for name in names:
+        assert got[name] == pytest.approx(protocol.mean(name, qrels, run), abs=1e-12)
+        assert got[f"stock:{name}"] == plain[ir_measures.parse_measure(name)]
+        assert got[f"stock:{name}"] == pytest.approx(stock_reference(name, qrels, run), abs=1e-9)
+    assert all(got[f"stock:{n}"] < got[n] for n in names)  # excluded documents ranked
+
+
+def test_stock_columns_sit_beside_official_ones_in_csv_and_per_query(tiny, tmp_path, capsys):
+    import ir_measures
+
+    qrels = [("1", "gold-a", 1), ("1", "own", -100), ("2", "gold-b", 1)]
+    run = [("1", "own", 9.0), ("1", "gold-a", 4.0), ("2", "x", 3.0), ("2", "gold-b", 2.0)]
+    tiny(qrels)
+    path = write_run(tmp_path / "r.run", run)
+    assert main(["evaluate", STOCK_TEST_ID, path, "--stock", "--per-query", "--format", "csv"]) == 0
+    rows = list(csv.reader(io.StringIO(capsys.readouterr().out)))
+    assert rows[0] == ["run", "query", "nDCG@10", "stock:nDCG@10"]
+    values = {row[1]: (float(row[2]), float(row[3])) for row in rows[1:]}
+    stock = {
+        m.query_id: m.value
+        for m in ir_measures.iter_calc(
+            [ir_measures.nDCG @ 10],
+            [ir_measures.Qrel(*q) for q in qrels],
+            [ir_measures.ScoredDoc(*r) for r in run],
+        )
+    }
+    assert values["1"] == (1.0, stock["1"]) and stock["1"] == pytest.approx(1 / math.log2(3))
+    assert values["2"] == (pytest.approx(1 / math.log2(3)), stock["2"])
+    assert values["all"][1] == pytest.approx((stock["1"] + stock["2"]) / 2)
+    assert main(["evaluate", STOCK_TEST_ID, path]) == 0  # bare measures stay official alone
+    assert capsys.readouterr().out.splitlines()[0].split() == ["run", "nDCG@10"]
+
+
+def test_stock_on_the_fixture_hub_reads_stdin_once(both, tmp_path, capsys, monkeypatch):
+    import ir_measures
+
+    import ir_bright  # noqa: F401
+
+    examples = bright_hub.aops()["examples"]
+    run = [(e["id"], e["id"], 10.0) for e in examples]  # each query's own problem first
+    run += [(e["id"], g, 5.0 - i) for e in examples for i, g in enumerate(e["gold_ids"])]
+    text = "".join(f"{q} Q0 {d} {i} {s} t\n" for i, (q, d, s) in enumerate(run))
+    monkeypatch.setattr(
+        sys, "stdin", io.TextIOWrapper(io.BufferedReader(io.BytesIO(text.encode())))
+    )
+    assert main(["evaluate", "bright/aops", "-", "--stock", "--format", "json"]) == 0
+    got = json.loads(capsys.readouterr().out)["-"]
+    plain = ir_measures.calc_aggregate(
+        [ir_measures.nDCG @ 10],
+        ir_datasets.load("bright/aops").qrels_iter(),
+        list(ir_measures.read_trec_run(text)),
+    )
+    assert got["nDCG@10"] == 1.0
+    assert got["stock:nDCG@10"] == plain[ir_measures.nDCG @ 10] < 1.0
