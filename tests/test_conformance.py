@@ -404,3 +404,83 @@ def test_stock_on_the_fixture_hub_reads_stdin_once(both, tmp_path, capsys, monke
     )
     assert got["nDCG@10"] == 1.0
     assert got["stock:nDCG@10"] == plain[ir_measures.nDCG @ 10] < 1.0
+
+
+# --- ir_datasets' metadata contract ------------------------------------------------------------
+
+# Counts that need the real files (README, "Counts known only after download").
+DEFERRED = {
+    "task1": {"qrels"},
+    "task2": {"qrels"},
+    "task3": {"qrels"},
+    "task4": {"docs", "qrels"},
+    "task4-legacy": {"docs", "qrels"},
+}
+
+
+def provided(dataset):
+    return [e.value for e in ir_datasets.EntityType if dataset.has(e)]
+
+
+def test_every_count_is_declared_except_those_that_need_the_real_files():
+    from ir_bright import registry
+
+    registry.register()
+    missing = {}
+    for dataset_id in registry.our_ids():
+        metadata = ir_datasets.load(dataset_id).metadata()
+        for entity in provided(ir_datasets.load(dataset_id)):
+            if "count" not in metadata.get(entity, {}):
+                missing.setdefault(dataset_id, set()).add(entity)
+    expected = {
+        f"mm-bright/{domain}/{task}": entities
+        for domain in registry.etc_json("mmbright_counts.json")
+        for task, entities in DEFERRED.items()
+    }
+    assert missing == expected
+
+
+def fixture_ids():
+    bright = [f"bright/{d.replace('_', '-')}" for d in bright_hub.DOMAINS]
+    mm = [f"mm-bright/{d}" for d in mmbright_hub.DOMAINS]
+    return bright + mm + [f"{base}/{task}" for base in mm for task in DEFERRED]
+
+
+def test_metadata_has_a_count_for_every_entity_once_the_fixture_files_are_cached(both, capsys):
+    assert main(["download", *fixture_ids()]) == 0
+    capsys.readouterr()
+    for dataset_id in fixture_ids():
+        dataset = ir_datasets.load(dataset_id)
+        metadata = dataset.metadata()
+        for entity in provided(dataset):
+            assert "count" in metadata[entity], (dataset_id, entity)
+            count = getattr(dataset, f"{entity}_count")()
+            if entity in DEFERRED.get(dataset_id.rsplit("/", 1)[-1], ()):
+                records = sum(1 for _ in getattr(dataset, f"{entity}_iter")())
+                assert metadata[entity]["count"] == count == records > 0, (dataset_id, entity)
+
+
+def test_a_count_needing_the_files_is_computed_once_then_served_from_the_cache(
+    both, capsys, monkeypatch
+):
+    from ir_bright.mmbright import pairs, tasks
+
+    ids = ["mm-bright/academia/task1", "mm-bright/academia/task4"]
+    assert ir_datasets.load(ids[0]).metadata()["qrels"] == {}  # nothing cached: unknown
+    assert main(["download", *ids]) == 0
+    capsys.readouterr()
+    first = [ir_datasets.load(i).metadata() for i in ids]
+
+    def fail(*args, **kwargs):
+        raise AssertionError("recomputed")
+
+    monkeypatch.setattr(tasks.TextQrels, "qrels_iter", fail)
+    monkeypatch.setattr(tasks, "task4_judgements", fail)
+    monkeypatch.setattr(pairs.PairCorpus, "pair_ids", fail)
+    assert [ir_datasets.load(i).metadata() for i in ids] == first
+    assert ir_datasets.load(ids[1]).docs_count() == first[1]["docs"]["count"]
+    # a changed input file invalidates the stored count
+    examples = ir_datasets.load(ids[0]).hub_files()[1].cached_path()
+    os.utime(examples, ns=(examples.stat().st_atime_ns, examples.stat().st_mtime_ns + 10**9))
+    with pytest.raises(AssertionError, match="recomputed"):
+        ir_datasets.load(ids[0]).metadata()
