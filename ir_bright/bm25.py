@@ -527,6 +527,9 @@ def excluded_ids(dataset: Any) -> dict[str, list[str]]:
 
 def query_texts(dataset: Any) -> list[tuple[str, str]]:
     """(query id, text) of every query; the text is the record's ``text`` field."""
+    only_texts = getattr(dataset, "query_texts", None)  # BRIGHT: skips the *_reason files
+    if only_texts is not None:
+        return [(query_id, text or "") for query_id, text in only_texts()]
     result = []
     for query in dataset.queries_iter():
         text = getattr(query, "text", None)
