@@ -30,6 +30,7 @@ from ir_datasets.formats import BaseDocs, GenericDoc
 from ir_datasets.indices import Docstore
 
 from .errors import CacheError
+from .log import progress
 
 __all__ = [
     "ArrowStore",
@@ -267,9 +268,16 @@ class ArrowStore:
                 try:
                     schema = open_parquet(parquet).schema_arrow
                     schema = pa.schema([schema.field(name) for name in self._columns])
-                    with ipc.new_file(str(partial), schema) as writer:
+                    rows = open_parquet(parquet).metadata.num_rows
+                    with (
+                        ipc.new_file(str(partial), schema) as writer,
+                        progress(
+                            total=rows, unit="doc", unit_scale=True, desc="store " + parquet.name
+                        ) as bar,
+                    ):
                         for batch in read_batches(parquet, self._columns):
                             writer.write_batch(batch)
+                            bar.update(batch.num_rows)
                     os.replace(partial, target)
                 except BaseException:
                     partial.unlink(missing_ok=True)

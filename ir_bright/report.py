@@ -289,8 +289,7 @@ def score(
     progress: bool = True,
 ) -> Table:
     """Score every run officially; one :class:`Row` per system."""
-    from tqdm.auto import tqdm
-
+    from .log import progress as bar_of
     from .scoring import Scorer, parse_measures
 
     measure = measure or bench.measure
@@ -298,7 +297,7 @@ def score(
     key = str(parsed)
     values: dict[str, dict[str, float | None]] = {s.name: {} for s in systems}
     total = sum(len(s.runs) for s in systems)
-    with tqdm(total=total, unit="run", desc="scoring", disable=not progress or None) as bar:
+    with bar_of(progress, total=total, unit="run", desc="scoring") as bar:
         for dataset_id in bench.ids:
             scorer = None
             for system in systems:
