@@ -484,3 +484,26 @@ def test_a_count_needing_the_files_is_computed_once_then_served_from_the_cache(
     os.utime(examples, ns=(examples.stat().st_atime_ns, examples.stat().st_mtime_ns + 10**9))
     with pytest.raises(AssertionError, match="recomputed"):
         ir_datasets.load(ids[0]).metadata()
+
+
+# --- PyTerrier's irds: provider -----------------------------------------------------------------
+
+
+@pytest.mark.pyterrier
+@pytest.mark.parametrize("dataset_id", [i for i, e in FAMILIES.items() if "queries" in e])
+def test_pyterrier_irds_provider_gives_topics_qrels_and_corpus_of_every_family(both, dataset_id):
+    pt = pytest.importorskip("pyterrier")
+    import ir_bright  # noqa: F401
+
+    dataset = ir_datasets.load(dataset_id)
+    irds = pt.get_dataset(f"irds:{dataset_id}")
+    topics = irds.get_topics("text")
+    assert list(topics.columns) == ["qid", "query"]
+    assert list(zip(topics["qid"], topics["query"])) == [
+        (q.query_id, q.text) for q in dataset.queries_iter()
+    ]
+    qrels = irds.get_qrels()
+    assert {"qid", "docno", "label"} <= set(qrels.columns)
+    assert len(qrels) == sum(1 for _ in dataset.qrels_iter())
+    first = next(iter(irds.get_corpus_iter(verbose=False)))
+    assert first["docno"] == next(iter(dataset.docs_iter())).doc_id
