@@ -56,3 +56,11 @@ def test_evaluate_alone_fetches_only_examples(mirror_without_reasoning, tmp_path
     run.write_text("0 Q0 Pony/builtin-String_0.txt 1 2.0 t\n")
     assert main(["evaluate", "bright/pony", str(run)]) == 0
     assert configs(mirror_without_reasoning) == {"examples"}
+
+
+def test_pyterrier_topics_of_a_base_id_fetch_only_examples(mirror_without_reasoning):
+    pt = pytest.importorskip("pyterrier")
+    topics = pt.get_dataset("bright:pony").get_topics()
+    assert list(topics.columns) == ["qid", "query"]
+    assert list(topics["query"]) == [e["query"] for e in pony()["examples"]]
+    assert configs(mirror_without_reasoning) == {"examples"}
