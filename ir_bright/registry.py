@@ -43,11 +43,12 @@ def _collection(name: str) -> tuple[Mapping[str, Dataset], str]:
 
 
 def _register_measures() -> None:
-    try:
-        measures = importlib.import_module(f"{__package__}.measures")
-    except ModuleNotFoundError:
-        return
-    measures.register()
+    for name in ("measures", "aspect_measures"):
+        try:
+            measures = importlib.import_module(f"{__package__}.{name}")
+        except ModuleNotFoundError:
+            continue
+        measures.register()
 
 
 def _register_collection(datasets: Mapping[str, Dataset], reason: str) -> list[str]:
