@@ -21,7 +21,7 @@ from ir_datasets.util.metadata import MetadataComponent, MetadataProvider
 
 logger = logging.getLogger(__name__)
 
-COLLECTIONS = ("bright", "mmbright")
+COLLECTIONS = ("bright", "mmbright", "brightpro")
 _registered: dict[str, Dataset] = {}
 
 
@@ -138,6 +138,13 @@ def dataset(
     inner = Dataset(*components, HubFiles(files))
     provider = MetadataProvider(lambda: {dataset_id: dict(metadata)})
     return Dataset(MetadataComponent(dataset_id, inner, provider), inner)
+
+
+def collection_root(namespace: str, collection: Mapping[str, Any]) -> Dataset:
+    """The dataset of a collection's bare id (``mm-bright``): its documentation only, from the
+    ``collection`` section of its documentation yaml."""
+    fields = ("pretty_name", "desc", "bibtex", "website")
+    return dataset(namespace, Documentation({k: collection[k] for k in fields}), metadata={})
 
 
 def load(dataset: str | Any) -> Any:
