@@ -302,3 +302,16 @@ def test_shards_named_with_a_fingerprint_are_found(pro, hub_root):
     shard.rename(folder / "biology-00000-of-00001-0a1b2c3d.parquet")
     aspects = list(ir_datasets.load("bright-pro/biology").aspects_iter())
     assert len(aspects) == len(pro["biology"]["aspects"])
+
+
+def test_bm25_runs_on_a_bright_pro_corpus(pro, tmp_path, capsys):
+    pytest.importorskip("bm25s")
+    from ir_bright.cli import main
+
+    run = tmp_path / "bm25.trec"
+    assert main(["bm25", "bright-pro/earth-science", "-o", str(run)]) == 0
+    lines = run.read_text().splitlines()
+    assert lines and {line.split()[0] for line in lines} == {"0"}
+    assert main(["evaluate", "bright-pro/earth-science", str(run), "--format", "json"]) == 0
+    (values,) = json.loads(capsys.readouterr().out).values()
+    assert set(values) == {"wAlpha_nDCG@25", "A_Recall@25", "nDCG@10"}
