@@ -315,3 +315,31 @@ def test_bm25_runs_on_a_bright_pro_corpus(pro, tmp_path, capsys):
     assert main(["evaluate", "bright-pro/earth-science", str(run), "--format", "json"]) == 0
     (values,) = json.loads(capsys.readouterr().out).values()
     assert set(values) == {"wAlpha_nDCG@25", "A_Recall@25", "nDCG@10"}
+
+
+def test_listing_sends_the_token_and_names_it_when_refused(pro, hub, monkeypatch):
+    from ir_bright.errors import DownloadError
+
+    hub.token = "secret"
+    with pytest.raises(DownloadError, match="HF_TOKEN"):
+        list(ir_datasets.load("bright-pro/economics").queries_iter())
+    monkeypatch.setenv("HF_TOKEN", "secret")
+    assert len(list(ir_datasets.load("bright-pro/economics").queries_iter())) == 1
+
+
+def test_a_damaged_cached_listing_is_named(pro, isolated_home):
+    from ir_bright.errors import CacheError
+
+    list(ir_datasets.load("bright-pro/economics").queries_iter())
+    listing = isolated_home / "bright-pro" / "main" / "listing" / "examples.json"
+    listing.write_text("[{", "utf-8")
+    with pytest.raises(CacheError, match="examples.json"):
+        list(ir_datasets.load("bright-pro/economics").queries_iter())
+
+
+def test_a_split_missing_from_the_listing_is_named(pro, hub_root):
+    from ir_bright.errors import DownloadError
+
+    (hub_root / "yale-nlp" / "Bright-Pro" / "examples" / "economics.jsonl").unlink()
+    with pytest.raises(DownloadError, match="no file for split economics in examples/"):
+        list(ir_datasets.load("bright-pro/economics").queries_iter())
