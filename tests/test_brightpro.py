@@ -343,3 +343,23 @@ def test_a_split_missing_from_the_listing_is_named(pro, hub_root):
     (hub_root / "yale-nlp" / "Bright-Pro" / "examples" / "economics.jsonl").unlink()
     with pytest.raises(DownloadError, match="no file for split economics in examples/"):
         list(ir_datasets.load("bright-pro/economics").queries_iter())
+
+
+def official_cases():
+    """Inputs and the official scripts' outputs, committed with the command that made them."""
+    from pathlib import Path
+
+    path = Path(__file__).parent / "fixtures" / "brightpro_official.json"
+    return json.loads(path.read_text("utf-8"))["cases"]
+
+
+@pytest.mark.parametrize("case", range(2))
+def test_evaluate_equals_the_official_scripts_outputs(hub, hub_root, case):
+    data = official_cases()[case]
+    for config in ("examples", "documents", "aspects"):
+        folder = hub_root / "yale-nlp" / "Bright-Pro" / config
+        folder.mkdir(parents=True)
+        (folder / "biology.json").write_text(json.dumps(data[config]), "utf-8")
+    run = [ScoredDoc(q, d, s) for q, docs in data["scores"].items() for d, s in docs.items()]
+    values = ir_bright.evaluate(run, "bright-pro/biology", list(data["official"]))
+    assert values == pytest.approx(data["official"], abs=1e-9)
