@@ -35,6 +35,8 @@ from ir_measures.providers.base import Any as AnyValue
 from ir_measures.providers.base import Evaluator, Provider
 from ir_measures.util import QrelsConverter, RunConverter
 
+from .errors import MeasureError
+
 __all__ = [
     "A_Recall",
     "AspectEvaluator",
@@ -164,8 +166,8 @@ def _qrel_records(qrels: Any) -> Iterable[Any]:
         fields, records = set(), ()
     missing = [name for name in QREL_FIELDS if name not in fields]
     if missing or error:
-        raise ValueError(
-            f"the aspect measures need qrels with {', '.join(QREL_FIELDS)} (missing "
+        raise MeasureError(
+            f"wAlpha_nDCG and A_Recall need qrels with {', '.join(QREL_FIELDS)} (missing "
             f"{', '.join(missing) or error}): use a bright-pro dataset's qrels_iter()"
         )
     return records

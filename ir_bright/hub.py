@@ -14,6 +14,9 @@ revision, path in the repository, where to cache it, what it must hash to) into 
 - A cached file is used without any network call. ``HF_HUB_OFFLINE=1`` forbids the network;
   a missing file then fails at once with a message saying how to fetch it ahead.
 - ``IR_BRIGHT_VERIFY=0`` skips the size and checksum checks (for re-exported mirrors and tests).
+- :func:`list_folder` lists a folder of the repository through the hub's listing API, for files
+  whose names are not pinned (BRIGHT-Pro); their ``HubFile`` carries the listing's size and
+  ``sha256``, checked like a pinned md5.
 """
 
 from __future__ import annotations

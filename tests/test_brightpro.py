@@ -363,3 +363,35 @@ def test_evaluate_equals_the_official_scripts_outputs(hub, hub_root, case):
     run = [ScoredDoc(q, d, s) for q, docs in data["scores"].items() for d, s in docs.items()]
     values = ir_bright.evaluate(run, "bright-pro/biology", list(data["official"]))
     assert values == pytest.approx(data["official"], abs=1e-9)
+
+
+def test_info_summarises_the_official_aspect_map(pro, capsys):
+    from ir_bright.cli import main
+
+    assert main(["download", "bright-pro/biology"]) == 0
+    capsys.readouterr()
+    assert main(["info", "bright-pro/biology", "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["summary"] == {
+        "queries": 3,
+        "queries with gold": 2,
+        "gold pairs": 6,
+        "gold pairs without aspect": 1,  # bio/4.txt of query 4
+        "gold pairs under another query's aspect": 1,  # bio/0.txt of query 3
+        "aspect-listed pairs not gold (relevance 0)": 1,  # bio/3.txt for query 3
+        "excluded pairs": 0,
+        "aspects": 4,
+    }
+
+
+def test_aspect_measures_on_a_dataset_without_aspects_are_a_one_line_error(
+    hub, hub_root, capsys, monkeypatch
+):
+    monkeypatch.setenv("IR_BRIGHT_VERIFY", "0")  # the fixture BRIGHT is not the pinned one
+    from ir_bright.cli import main
+    from tests.fixtures import bright_hub
+
+    bright_hub.write_bright(hub_root)
+    run = hub_root / "run.trec"
+    run.write_text("0 Q0 insects_light/Phototaxis_0.txt 1 1.0 x\n")
+    assert main(["evaluate", "bright/biology", str(run), "-m", "A_Recall@25"]) == 2
+    assert "need qrels with query_id, doc_id, relevance, aspect_id" in capsys.readouterr().err

@@ -31,7 +31,7 @@ from ..registry import Documentation, collection_root, dataset, etc_json, etc_ya
 from .aspects import Aspects, parse_aspects, pro_qrels
 from .source import NAMESPACE, DocsFile, Split
 
-__all__ = ["datasets", "NAMESPACE", "ProAspects", "ProQrels", "ProQueries"]
+__all__ = ["datasets", "summary", "NAMESPACE", "ProAspects", "ProQrels", "ProQueries"]
 
 logger = logging.getLogger(__name__)
 
@@ -214,3 +214,43 @@ def _dataset(dataset_id, split, domain, spec, docs, subset, docs_yaml) -> Datase
         Documentation(documentation),
         metadata=metadata,
     )
+
+
+def summary(dataset_id: str) -> dict[str, int]:
+    """Consistency counts of a ``bright-pro`` id (its files cached or fetched): queries,
+    judged pairs by kind, aspects, and how often the official doc -> aspect map gives a gold
+    doc no aspect or another query's aspect (``ir-bright info`` shows them)."""
+    from ..registry import load
+
+    dataset = load(dataset_id)
+    owner = {a.aspect_id: a.query_id for a in dataset.aspects_iter()}
+    counts = dict.fromkeys(
+        [
+            "queries",
+            "queries with gold",
+            "gold pairs",
+            "gold pairs without aspect",
+            "gold pairs under another query's aspect",
+            "aspect-listed pairs not gold (relevance 0)",
+            "excluded pairs",
+            "aspects",
+        ],
+        0,
+    )
+    counts["queries"] = sum(1 for _ in dataset.queries_iter())
+    counts["aspects"] = len(owner)
+    with_gold = set()
+    for qrel in dataset.qrels_iter():
+        if qrel.relevance > 0:
+            with_gold.add(qrel.query_id)
+            counts["gold pairs"] += 1
+            if not qrel.aspect_id:
+                counts["gold pairs without aspect"] += 1
+            elif owner.get(qrel.aspect_id) != qrel.query_id:
+                counts["gold pairs under another query's aspect"] += 1
+        elif qrel.relevance == 0:
+            counts["aspect-listed pairs not gold (relevance 0)"] += 1
+        else:
+            counts["excluded pairs"] += 1
+    counts["queries with gold"] = len(with_gold)
+    return counts

@@ -91,11 +91,15 @@ def _bm25_indexes(dataset: Any) -> list[str]:
     return sorted(str(p) for p in root.iterdir() if (p / "ir_bright.json").is_file())
 
 
+_SUMMARIES = {"mm-bright/": "ir_bright.mmbright", "bright-pro/": "ir_bright.brightpro"}
+
+
 def _mm_summary(dataset_id: str, hub_files: list[Any]) -> Any:
-    if not dataset_id.startswith("mm-bright/") or not all(f.is_cached() for f in hub_files):
+    module = next((m for prefix, m in _SUMMARIES.items() if dataset_id.startswith(prefix)), None)
+    if module is None or not all(f.is_cached() for f in hub_files):
         return None
     try:
-        summary = getattr(importlib.import_module("ir_bright.mmbright"), "summary", None)
+        summary = getattr(importlib.import_module(module), "summary", None)
     except ImportError:
         return None
     if summary is None:
@@ -103,7 +107,7 @@ def _mm_summary(dataset_id: str, hub_files: list[Any]) -> Any:
     try:
         return summary(dataset_id)
     except Exception as exc:  # noqa: BLE001 - the summary is an optional extra
-        logger.warning("no MM-BRIGHT summary for %s: %s", dataset_id, exc)
+        logger.warning("no summary for %s: %s", dataset_id, exc)
         return None
 
 
