@@ -252,3 +252,12 @@ def test_qrels_without_aspects_are_refused():
     qrels = [ir_measures.Qrel("1", "g", 1)]
     with pytest.raises(ValueError, match="aspect_id"):
         ir_measures.calc_aggregate([A_Recall @ 25], qrels, [ScoredDoc("1", "g", 1.0)])
+
+
+def test_exclusions_are_minus_100_without_aspect_and_na_is_skipped():
+    rows = [{"id": "x-1-a1", "content": "", "weight": 1, "supporting_docs": ["g"]}]
+    qrels = list(pro_qrels("1", ["g", "N/A"], ["N/A", "own"], Aspects(parse_aspects(rows))))
+    assert qrels == [
+        BrightProQrel("1", "g", 1, "0", "x-1-a1", 1.0),
+        BrightProQrel("1", "own", -100, "0", "", 0.0),
+    ]
