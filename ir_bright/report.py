@@ -397,10 +397,7 @@ def check_plot_path(path: str | Path) -> Path:
 def plot(table: Table, path: str | Path) -> Path:
     """Draw the table as a grouped bar chart (one group per domain plus the average) to PNG."""
     target = check_plot_path(path)
-    matplotlib = require("matplotlib", "plot")
-    matplotlib.use("Agg", force=True)
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     labels = [*table.benchmark.labels, AVERAGE]
     n_rows = max(len(table.rows), 1)
     width = 0.8 / n_rows
@@ -423,6 +420,22 @@ def plot(table: Table, path: str | Path) -> Path:
     axes.set_title(f"{table.benchmark.title}, {table.measure} (official protocol)")
     axes.legend(fontsize="small")
     axes.grid(axis="y", alpha=0.3)
+    return save_png(figure, target)
+
+
+def pyplot() -> Any:
+    """matplotlib's pyplot on the file-only Agg backend (a one-line error if not installed)."""
+    matplotlib = require("matplotlib", "plot")
+    matplotlib.use("Agg", force=True)
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def save_png(figure: Any, target: Path) -> Path:
+    """Write ``figure`` to ``target`` as PNG (creating its folders), then close it."""
+    import matplotlib.pyplot as plt
+
     figure.tight_layout()
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
