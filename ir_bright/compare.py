@@ -41,6 +41,7 @@ import logging
 import math
 import os
 import re
+import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -56,6 +57,7 @@ __all__ = [
     "TESTS",
     "CompareError",
     "adjust",
+    "bootstrap_interval",
     "compare",
     "format_comparison",
     "paired_tests",
@@ -137,12 +139,14 @@ def paired_tests(system: Sequence[float], baseline: Sequence[float]) -> tuple[fl
     system, baseline = np.asarray(system, float), np.asarray(baseline, float)
     if not np.any(system - baseline):
         return 1.0, 1.0
-    p_t = float(stats.ttest_rel(system, baseline).pvalue)
-    p_w = float(
-        stats.wilcoxon(
-            system, baseline, zero_method="wilcox", correction=False, method="auto"
-        ).pvalue
-    )
+    with warnings.catch_warnings():  # one query, or equal differences: scipy's NaN or 0 stands
+        warnings.simplefilter("ignore", RuntimeWarning)
+        p_t = float(stats.ttest_rel(system, baseline).pvalue)
+        p_w = float(
+            stats.wilcoxon(
+                system, baseline, zero_method="wilcox", correction=False, method="auto"
+            ).pvalue
+        )
     return p_t, p_w
 
 
@@ -642,7 +646,8 @@ def plot_comparison(
                 x, delta, yerr=[below, above], fmt="o", capsize=3, label=system, mfc="white"
             )
             significant = (rows["p_adjusted"] < alpha).to_numpy()
-            axes.plot(x[significant], delta[significant], "o", color=line[0].get_color())
+            color = line[0].get_color()
+            axes.plot(x[significant], delta[significant], "o", color=color, zorder=3)
         axes.axhline(0, color="grey", linewidth=0.8)
         axes.set_xticks(range(len(datasets)))
         axes.set_xticklabels(

@@ -15,7 +15,7 @@ from scipy import stats
 
 import ir_bright
 from ir_bright.cli import main
-from ir_bright.compare import RECORD_KEYS, adjust, paired_tests
+from ir_bright.compare import RECORD_KEYS, adjust, bootstrap_interval, paired_tests
 from tests import protocol
 from tests.fixtures import bright_hub
 
@@ -274,6 +274,13 @@ def test_corrections_cap_at_1_and_leave_nan_out_of_the_family():
 
 def test_identical_systems_have_p_values_of_1():
     assert paired_tests([0.1, 0.5, 0.2], [0.1, 0.5, 0.2]) == (1.0, 1.0)
+
+
+def test_one_query_has_no_t_test_and_no_interval(recwarn):
+    p_t, p_w = paired_tests([0.5], [0.2])
+    assert math.isnan(p_t) and p_w == stats.wilcoxon([0.5], [0.2]).pvalue
+    assert all(math.isnan(v) for v in bootstrap_interval([[0.3]]))
+    assert not [w for w in recwarn if issubclass(w.category, RuntimeWarning)]
 
 
 # -- formats and the API ----------------------------------------------------------------------
