@@ -15,7 +15,13 @@ from scipy import stats
 
 import ir_bright
 from ir_bright.cli import main
-from ir_bright.compare import RECORD_KEYS, adjust, bootstrap_interval, paired_tests
+from ir_bright.compare import (
+    RECORD_KEYS,
+    adjust,
+    bootstrap_interval,
+    format_comparison,
+    paired_tests,
+)
 from tests import protocol
 from tests.fixtures import bright_hub
 
@@ -407,3 +413,15 @@ def test_compare_has_help_with_examples(capsys):
         main(["compare", "--help"])
     assert exc.value.code == 0
     assert "examples:" in capsys.readouterr().out
+
+
+def test_several_measures_share_one_correction_family(runs):
+    folder, _ = runs
+    frame = ir_bright.compare(
+        str(folder / "base"), [str(folder / "mine")], benchmark="bright",
+        measures=["nDCG@10", "R@10"], correction="bonferroni", samples=100,
+    )  # fmt: skip
+    assert list(frame.measure) == ["nDCG@10"] * 4 + ["R@10"] * 4
+    assert list(frame.p_adjusted) == pytest.approx([min(1, 8 * p) for p in frame.p_ttest])
+    table = format_comparison(frame)
+    assert "| dataset | system | measure |" in table and "nDCG@10, R@10 x100" in table
