@@ -447,8 +447,20 @@ def _score(
                     name: np.array([scores[q][measure] for q in queries])
                     for name, scores in per_system.items()
                 }
-                result.setdefault(measure, {})[key] = _Scores(queries, by_system)
+                result.setdefault(measure, {})[key] = _scored_by_all(queries, by_system)
     return result
+
+
+def _scored_by_all(queries: list[str], by_system: dict[str, np.ndarray]) -> _Scores:
+    """The queries every system scores: a NaN (a query BRIGHT-Pro's aspect measures skip, as
+    the official scripts do) leaves that query out of the pairs, for every system."""
+    kept = ~np.any(np.isnan(np.stack(list(by_system.values()))), axis=0)
+    if kept.all():
+        return _Scores(queries, by_system)
+    return _Scores(
+        [q for q, keep in zip(queries, kept) if keep],
+        {name: values[kept] for name, values in by_system.items()},
+    )
 
 
 def _record(

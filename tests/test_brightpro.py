@@ -395,3 +395,16 @@ def test_aspect_measures_on_a_dataset_without_aspects_are_a_one_line_error(
     run.write_text("0 Q0 insects_light/Phototaxis_0.txt 1 1.0 x\n")
     assert main(["evaluate", "bright/biology", str(run), "-m", "A_Recall@25"]) == 2
     assert "need qrels with query_id, doc_id, relevance, aspect_id" in capsys.readouterr().err
+
+
+def test_compare_pairs_only_the_queries_both_runs_score(pro):
+    pytest.importorskip("scipy")
+    from ir_bright.compare import compare
+
+    both = [ScoredDoc("3", "bio/0.txt", 2.0), ScoredDoc("4", "bio/9.txt", 1.0)]
+    only_3 = [ScoredDoc("3", "bio/1.txt", 2.0)]  # query 4 absent: skipped by wAlpha_nDCG
+    frame = compare(both, [only_3], "bright-pro/biology", measures=["wAlpha_nDCG@25"])
+    (row,) = frame.to_dict("records")
+    ideal_3 = 0.75 + 0.5 / math.log2(3) + 0.25 / 2
+    assert row["mean"] == pytest.approx(0.75 / ideal_3)  # query 3 only, for both runs
+    assert row["baseline_mean"] == pytest.approx(0.5 / ideal_3)
