@@ -311,7 +311,7 @@ def twins_of(batches: Iterator[pa.RecordBatch], gold: list[str]) -> dict[str, li
         gold_rows += [len(digests) // DIGEST_BYTES + i for i in found]
         for text in texts.to_pylist():
             digests += _digest(text)
-        id_chunks.append(ids)
+        id_chunks.append(pa.concat_arrays([ids]))  # a copy: a slice would keep its batch's buffers
     all_ids = pa.chunked_array(id_chunks, type=pa.string())
     gold_digest = {row: _at(digests, row) for row in gold_rows}
     wanted_digests = set(gold_digest.values()) - {_NO_TEXT}

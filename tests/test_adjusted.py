@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import logging
 import os
+import subprocess
+import sys
 from collections import defaultdict
 
 import ir_datasets
@@ -258,6 +260,19 @@ def test_ir_datasets_own_export_writes_the_adjusted_qrels(bright, capsys):
         query_id, _, doc_id, label = line.split()
         written[query_id, doc_id] = int(label)
     assert written == expected_qrels(bright.rows["leetcode"])
+
+
+def test_ir_datasets_command_line_with_ir_bright_imported(bright):
+    # `python -m ir_datasets` itself imports no plugin; this is the README's one-liner.
+    code = "import ir_bright, ir_datasets; ir_datasets.main_cli()"
+    proc = subprocess.run(
+        [sys.executable, "-c", code, "export", "bright/leetcode/adjusted", "qrels"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "0 0 two-sum-spaced.txt 1" in proc.stdout.splitlines()
 
 
 def test_ir_bright_export_and_download(bright, capsys):
