@@ -2,7 +2,7 @@
 
 The baseline groups the corpus in a dict keyed by each document's stripped text, as the rule
 is usually written (Pyserini's create_adjusted_qrels.py keeps every text in memory this way);
-ir_bright keeps a 16-byte BLAKE2b digest and the id per document (``adjusted.twins_of``).
+ir_bright keeps a 20-byte SHA-1 digest and the id per document (``adjusted.twins_of``).
 Both read the same Arrow batches of a generated parquet (``corpus.py``, 413,932 documents,
 about 210 MB, with every 50th document a twin of another up to surrounding white space), each
 run in a fresh subprocess; both must find the same twins for 500 gold ids. "Reading only"

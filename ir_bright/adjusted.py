@@ -18,10 +18,12 @@ cache file, and ``ir-bright info`` shows the counts):
   (Pyserini's script stops with a KeyError there).
 - A document without text (null ``content``) has no twin. Repeated gold ids count once.
 
-Texts are compared through 128-bit BLAKE2b digests of their stripped UTF-8 text (a false match
-needs a 2^-64-order collision), computed in one pass over the corpus' Arrow batches: memory
-holds 16 bytes and the id of each document, never the texts. The pass serves every domain that
-reads the same corpus file (aops and theoremqa-questions: one pass, one cache file).
+Texts are compared through SHA-1 digests (160 bits) of their stripped UTF-8 text, which Arrow
+strips as ``str.strip()`` does (a false match would need an accidental SHA-1 collision),
+computed in one pass over the corpus' Arrow batches: memory holds 20 bytes and the id of each
+document, never the texts (SHA-1 because it is the fastest of hashlib's digests here). The
+pass serves every domain that reads the same corpus file (aops and theoremqa-questions: one
+pass, one cache file).
 
 The result is a derived file next to the corpus, ``<corpus>.adjusted-qrels.json``: a version,
 the identity (name, size, mtime) of the corpus and of each domain's ``examples`` file it was
@@ -33,6 +35,7 @@ or a damaged one is detected by :func:`read_cache` and rebuilt (a warning names 
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import logging
 import os
@@ -40,6 +43,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 from ir_datasets.formats import BaseQrels, TrecQrel
@@ -54,7 +58,7 @@ logger = logging.getLogger(__name__)
 VERSION = 1
 FORMAT = "ir_bright adjusted qrels"
 CACHE_SUFFIX = ".adjusted-qrels.json"
-DIGEST_BYTES = 16
+DIGEST_BYTES = 20
 _NO_TEXT = b"\0" * DIGEST_BYTES  # a null content: never looked up, so never anyone's twin
 LISTS = ("added", "excluded_twins", "gold_not_in_corpus")
 
@@ -292,7 +296,7 @@ def _compute(members: list[AdjustedQrels], corpus: Path) -> dict[str, Any]:
         "format": FORMAT,
         "version": VERSION,
         "rule": "relevant: every document whose content.strip() equals a gold document's "
-        "(BLAKE2b-128 of the UTF-8 text); exclusions unchanged and never made relevant",
+        "(SHA-1 of the UTF-8 text); exclusions unchanged and never made relevant",
         "corpus": _identity(corpus),
         "domains": domains,
     }
@@ -309,34 +313,54 @@ def twins_of(batches: Iterator[pa.RecordBatch], gold: list[str]) -> dict[str, li
         ids, texts = batch.column(0), batch.column(1)
         found = pc.indices_nonzero(pc.is_in(ids, value_set=wanted)).to_pylist()
         gold_rows += [len(digests) // DIGEST_BYTES + i for i in found]
-        for text in texts.to_pylist():
-            digests += _digest(text)
+        digests += _digests(texts)
         id_chunks.append(pa.concat_arrays([ids]))  # a copy: a slice would keep its batch's buffers
-    all_ids = pa.chunked_array(id_chunks, type=pa.string())
-    gold_digest = {row: _at(digests, row) for row in gold_rows}
-    wanted_digests = set(gold_digest.values()) - {_NO_TEXT}
-    groups: dict[bytes, list[int]] = {d: [] for d in wanted_digests}
-    for row in range(len(digests) // DIGEST_BYTES):
-        digest = _at(digests, row)
-        if digest in groups:
-            groups[digest].append(row)
+    packed = bytes(digests)
+    gold_digest = {row: packed[row * DIGEST_BYTES : (row + 1) * DIGEST_BYTES] for row in gold_rows}
+    groups: dict[bytes, list[int]] = {d: [] for d in set(gold_digest.values()) - {_NO_TEXT}}
+    for start in range(0, len(packed), DIGEST_BYTES):
+        group = groups.get(packed[start : start + DIGEST_BYTES])
+        if group is not None:
+            group.append(start // DIGEST_BYTES)
+    rows = {row: groups.get(digest, [row]) for row, digest in gold_digest.items()}
+    needed = sorted({member for members in rows.values() for member in members})
+    all_ids = pa.chunked_array(id_chunks) if id_chunks else pa.chunked_array([], pa.string())
+    name = dict(zip(needed, all_ids.take(pa.array(needed, type=pa.int64())).to_pylist()))
     twins: dict[str, list[str]] = {}
-    for row, digest in gold_digest.items():
-        members = groups.get(digest, [row])
-        names = all_ids.take(pa.array(members, type=pa.int64())).to_pylist()
-        doc_id = all_ids[row].as_py()
-        twins[doc_id] = list(dict.fromkeys(twins.get(doc_id, []) + names))
+    for row, members in rows.items():
+        doc_id = name[row]
+        twins[doc_id] = list(dict.fromkeys(twins.get(doc_id, []) + [name[m] for m in members]))
     return twins
 
 
-def _digest(text: str | None) -> bytes:
-    if text is None:
-        return _NO_TEXT
-    return hashlib.blake2b(text.strip().encode("utf-8"), digest_size=DIGEST_BYTES).digest()
+def _digests(texts: pa.Array) -> bytearray:
+    """The digests of ``texts`` stripped as Python's ``str.strip()`` strips, one after the
+    other (:data:`_NO_TEXT` for a null), hashed from Arrow's UTF-8 buffer without making a
+    Python string of each text (which takes longer than the hashing)."""
+    if not pa.types.is_string(texts.type) and not pa.types.is_large_string(texts.type):
+        texts = texts.cast(pa.string())
+    stripped = pc.utf8_trim(texts, characters=PYTHON_WHITESPACE)
+    width = np.int64 if pa.types.is_large_string(stripped.type) else np.int32
+    _, offsets_buffer, data_buffer = stripped.buffers()
+    offsets = np.frombuffer(offsets_buffer, dtype=width)[stripped.offset :][: len(stripped) + 1]
+    data = memoryview(data_buffer if data_buffer is not None else b"")
+    nulls = stripped.is_null().to_pylist() if stripped.null_count else None
+    sha1 = hashlib.sha1
+    out = bytearray()
+    for i, (start, end) in enumerate(itertools.pairwise(offsets.tolist())):
+        if nulls is not None and nulls[i]:
+            out += _NO_TEXT
+        else:
+            out += sha1(data[start:end]).digest()
+    return out
 
 
-def _at(digests: bytearray, row: int) -> bytes:
-    return bytes(digests[row * DIGEST_BYTES : (row + 1) * DIGEST_BYTES])
+# Every character Python's str.strip() removes (str.isspace()), for Arrow's utf8_trim; a test
+# checks it against the whole of Unicode.
+PYTHON_WHITESPACE = (
+    "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005"
+    "\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
+)
 
 
 def _domain_lists(

@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 from collections import defaultdict
+from pathlib import Path
 
 import ir_datasets
 import pytest
@@ -19,6 +20,7 @@ from ir_bright.cli import main
 from tests import protocol
 from tests.fixtures import bright_hub
 
+PYSERINI_OUTPUT = Path(__file__).parent / "data" / "pyserini_adjusted_qrels.json"
 DOMAINS = {
     **bright_hub.DOMAINS,
     "leetcode": bright_hub.leetcode_with_twins,
@@ -328,3 +330,46 @@ def test_pyterrier_provider_serves_the_adjusted_qrels(bright):
     qrels = pt.get_dataset("bright:leetcode/adjusted").get_qrels()
     got = {(q, d): int(label) for q, d, label in zip(qrels.qid, qrels.docno, qrels.label)}
     assert got == expected_qrels(bright.rows["leetcode"])
+
+
+@pytest.fixture
+def pyserini_domains(hub, hub_root, monkeypatch):
+    monkeypatch.setenv("IR_BRIGHT_VERIFY", "0")
+    hub.rows = bright_hub.write_bright(hub_root, bright_hub.PYSERINI_DOMAINS)
+    return hub
+
+
+@pytest.mark.parametrize("split", list(bright_hub.PYSERINI_DOMAINS))
+def test_relevant_docs_and_added_pairs_equal_pyserini_scripts_output(pyserini_domains, split):
+    reference = json.loads(PYSERINI_OUTPUT.read_text())[split]
+    dataset = ir_datasets.load(f"bright/{split.replace('_', '-')}/adjusted")
+    relevant = {(q.query_id, q.doc_id) for q in dataset.qrels_iter() if q.relevance > 0}
+    assert relevant == set(map(tuple, reference["qrels"]))
+    added = dataset.qrels_handler().adjustment()["added"]
+    assert len(added) == len({tuple(p) for p in added})  # Pyserini's list may repeat a pair
+    assert {tuple(p) for p in added} == set(map(tuple, reference["added"]))
+
+
+def test_texts_are_compared_as_python_strips_them():
+    # Arrow strips the texts (no Python string per document); it must strip what str.strip()
+    # strips: every str.isspace() character, and nothing else (not a zero-width space).
+    import hashlib
+
+    import pyarrow as pa
+
+    spaces = [c for c in map(chr, range(0x3001)) if c.isspace()]
+    texts = [f"{s}a{s}b{s}" for s in spaces] + ["\u200bz\u200b", "", None, " é ", "\x1c\x85"]
+    for array in (
+        pa.array(texts, pa.string()),
+        pa.array(["pad", *texts], pa.large_string()).slice(1),
+    ):
+        digests = bytes(adjusted._digests(array))
+        size = adjusted.DIGEST_BYTES
+        for i, text in enumerate(texts):
+            got = digests[i * size : (i + 1) * size]
+            if text is None:
+                assert got == adjusted._NO_TEXT
+            else:
+                assert got == hashlib.sha1(text.strip().encode()).digest()
+    everywhere = {c for c in map(chr, range(0x110000)) if c.isspace()}
+    assert set(adjusted.PYTHON_WHITESPACE) == everywhere and len(spaces) == len(everywhere)
