@@ -179,8 +179,8 @@ class AdjustedQrels(BaseQrels):
         except DamagedCache as exc:
             return {**result, "state": f"damaged ({exc}): rebuilt on next use"}
         if section is None:
-            result["state"] = "not computed yet (computed on first use of the qrels)"
-            return result
+            done = "out of date (computed again" if path.is_file() else "not computed yet (computed"
+            return {**result, "state": f"{done} on first use of the qrels)"}
         return {"state": "computed", **result, **{name: len(section[name]) for name in LISTS}}
 
     def _current(self, target: Path, damaged: str = "rebuild") -> dict[str, Any] | None:
@@ -311,7 +311,7 @@ def twins_of(batches: Iterator[pa.RecordBatch], gold: list[str]) -> dict[str, li
     wanted = pa.array(gold, type=pa.string())
     for batch in batches:
         ids, texts = batch.column(0), batch.column(1)
-        found = pc.indices_nonzero(pc.is_in(ids, value_set=wanted)).to_pylist()
+        found = pc.indices_nonzero(pc.is_in(ids, value_set=wanted.cast(ids.type))).to_pylist()
         gold_rows += [len(digests) // DIGEST_BYTES + i for i in found]
         digests += _digests(texts)
         id_chunks.append(pa.concat_arrays([ids]))  # a copy: a slice would keep its batch's buffers

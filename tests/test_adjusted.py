@@ -192,8 +192,16 @@ def test_a_changed_source_file_makes_the_cache_stale(bright, isolated_home, hash
     qrels_of("bright/leetcode/adjusted")
     examples = isolated_home / "bright" / "leetcode.queries.parquet"
     os.utime(examples, ns=(1, 1))
+    assert "out of date" in adjusted_state()
     assert qrels_of("bright/leetcode/adjusted") == expected_qrels(bright.rows["leetcode"])
     assert len(hash_passes) == 2
+    assert adjusted_state() == "computed"
+
+
+def adjusted_state():
+    return (
+        ir_datasets.load("bright/leetcode/adjusted").qrels_handler().adjustment_summary()["state"]
+    )
 
 
 def test_aops_and_theoremqa_questions_share_one_pass_and_one_file(
