@@ -381,3 +381,28 @@ def test_texts_are_compared_as_python_strips_them():
                 assert got == hashlib.sha1(text.strip().encode()).digest()
     everywhere = {c for c in map(chr, range(0x110000)) if c.isspace()}
     assert set(adjusted.PYTHON_WHITESPACE) == everywhere and len(spaces) == len(everywhere)
+
+
+def test_concurrent_first_uses_hash_the_corpus_once(bright, hash_passes):
+    from concurrent.futures import ThreadPoolExecutor
+
+    ir_datasets.load("bright/leetcode").docs_path()  # fetched ahead: the race is the pass
+    with ThreadPoolExecutor(3) as pool:
+        results = list(pool.map(lambda _: qrels_of("bright/leetcode/adjusted"), range(3)))
+    assert len(hash_passes) == 1
+    assert all(r == expected_qrels(bright.rows["leetcode"]) for r in results)
+
+
+def test_a_failed_write_leaves_no_cache_file(bright, isolated_home, monkeypatch):
+    def broken(*args, **kwargs):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(adjusted.json, "dump", broken)
+    with pytest.raises(ir_bright.errors.CacheError, match="No space left"):
+        qrels_of("bright/leetcode/adjusted")
+    folder = isolated_home / "bright"
+    assert not [
+        p.name
+        for p in folder.iterdir()
+        if ".adjusted-qrels.json" in p.name and not p.name.endswith(".lock")
+    ]
