@@ -76,7 +76,19 @@ def describe(dataset_id: str) -> dict[str, Any]:
     summary = _mm_summary(dataset_id, hub_files)
     if summary is not None:
         info["summary"] = summary
+    adjusted = _adjusted_qrels(dataset)
+    if adjusted is not None:
+        info["adjusted_qrels"] = adjusted
     return info
+
+
+def _adjusted_qrels(dataset: Any) -> dict[str, Any] | None:
+    """The state of a ``bright/<domain>/adjusted`` dataset's added pairs (never computes)."""
+    try:
+        summary = dataset.qrels_handler().adjustment_summary
+    except AttributeError:
+        return None
+    return summary()
 
 
 def _bm25_indexes(dataset: Any) -> list[str]:
@@ -111,6 +123,17 @@ def _mm_summary(dataset_id: str, hub_files: list[Any]) -> Any:
         return None
 
 
+def _adjusted_lines(adjusted: dict[str, Any]) -> list[str]:
+    if adjusted["state"] != "computed":
+        return [f"adjusted qrels: {adjusted['state']}; list of added pairs: {adjusted['list']}"]
+    return [
+        f"adjusted qrels: {adjusted['added']} (query, doc) pairs added to BRIGHT's qrels; "
+        f"list: {adjusted['list']} (key {adjusted['key']})",
+        f"  twins left excluded (the query excludes them): {adjusted['excluded_twins']}; "
+        f"gold ids not in the corpus: {adjusted['gold_not_in_corpus']}",
+    ]
+
+
 def run(args: argparse.Namespace) -> int:
     info = describe(args.id)
     out = sys.stdout
@@ -138,6 +161,8 @@ def run(args: argparse.Namespace) -> int:
             lines.append(f"  {file['path']} ({size}, {state}): {file['local_path']}")
     for folder in info["bm25_indexes"]:
         lines.append(f"bm25 index: {folder}")
+    if "adjusted_qrels" in info:
+        lines += _adjusted_lines(info["adjusted_qrels"])
     if "summary" in info:
         summary = info["summary"]
         lines.append("summary:")
