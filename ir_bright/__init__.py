@@ -11,7 +11,15 @@ __version__ = "0.1.0"
 
 _install_logging(console=False)  # [INFO] lines and bars as ir_datasets', quiet when it is
 
-__all__ = ["Official", "drop_excluded", "evaluate", "register", "__version__"]
+__all__ = [
+    "Official",
+    "compare",
+    "drop_excluded",
+    "evaluate",
+    "per_query",
+    "register",
+    "__version__",
+]
 
 _startup_error: str | None = None
 """Why the package could not set up, or None. ir_datasets creates folders in its home
@@ -19,6 +27,7 @@ _startup_error: str | None = None
 the command line can say so in one line, and every name of the package raises the error."""
 
 try:
+    from .compare import compare, per_query  # ir_bright.compare: the function
     from .measures import Official
     from .registry import register
     from .scoring import drop_excluded, evaluate

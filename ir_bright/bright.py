@@ -7,6 +7,8 @@ Ids (same as ir_datasets' core module where it has them, with its defects fixed)
 - ``bright/<domain>-long`` (8 domains): long documents, qrels from ``gold_ids_long``.
 - ``bright/<domain>[-long]/<model>-reason``: the same docs and qrels, query text = the
   ``query`` column of the ``<model>_reason`` config (the LLM's reasoning).
+- ``bright/<domain>/adjusted`` (12 short-document domains): duplicate-aware qrels, every
+  twin of a gold document relevant too (``adjusted.py``).
 
 Every file list, checksum, count and description lives in ``etc/bright_*.json`` and
 ``etc/bright.yaml``; this module only wires them together.
@@ -23,6 +25,7 @@ from ir_datasets.datasets.base import Dataset
 from ir_datasets.formats import BaseQrels, BaseQueries, TrecQrel
 
 from . import hub
+from .adjusted import Adjustments
 from .errors import OfflineError
 from .judgements import EXCLUDED, query_qrels
 from .parquet import ParquetDocs, cached_row_count, read_columns
@@ -163,13 +166,21 @@ class BrightQrels(BaseQrels):
 
     def qrels_iter(self) -> Iterator[TrecQrel]:
         """Yield the qrels query by query, in the hub's row order."""
-        rows = read_columns(
-            _file("examples", self._split).fetch(), ["id", self._gold_column, "excluded_ids"]
-        )
+        for query_id, gold, excluded in self.judgement_rows():
+            yield from query_qrels(query_id, ((g, 1) for g in gold), excluded)
+
+    def judgement_rows(self) -> Iterator[tuple[str, list[str], list[str]]]:
+        """``(query id, gold ids, excluded ids)`` of each ``examples`` row, in the hub's order,
+        the lists as the hub has them (sentinels and repeats included)."""
+        rows = read_columns(self.examples_file().fetch(), ["id", self._gold_column, "excluded_ids"])
         for query_id, gold, excluded in zip(
             rows["id"], rows[self._gold_column], rows["excluded_ids"]
         ):
-            yield from query_qrels(str(query_id), ((g, 1) for g in gold or ()), excluded or ())
+            yield str(query_id), list(gold or ()), list(excluded or ())
+
+    def examples_file(self) -> hub.HubFile:
+        """The hub file the judgements are read from (``examples/<split>``)."""
+        return _file("examples", self._split)
 
     def qrels_count(self) -> int | None:
         """The number of qrels if ``examples`` is cached, else None (the recorded count is used)."""
@@ -190,6 +201,20 @@ class BrightQrels(BaseQrels):
         return dict(QRELS_DEFS)
 
 
+def _corpus_partners(split: str) -> list[hub.HubFile]:
+    """The ``examples`` of the other domains pinned to the same corpus (aops and
+    theoremqa-questions): the adjustment of a shared corpus computes them all in one pass."""
+
+    def corpus(of: str) -> hub.HubFile:
+        return _file("documents", of).twin or _file("documents", of)
+
+    return [
+        _file("examples", other)
+        for other in etc_yaml("bright.yaml")["domains"]
+        if other != split and corpus(other) is corpus(split)
+    ]
+
+
 def _reason_config(model: str) -> str:
     return etc_yaml("bright.yaml")["reasoning"]["models"][model]["config"]
 
@@ -202,16 +227,21 @@ def datasets() -> dict[str, Dataset]:
     result = {
         NAMESPACE: dataset(NAMESPACE, Documentation(_collection_doc(collection)), metadata={})
     }
+    adjustments = Adjustments()  # one per process: domains sharing a corpus share its pass
     for split, domain in docs_yaml["domains"].items():
         for setting, spec in docs_yaml["settings"].items():
             long = setting == "long"
             if long and not counts[split]["long_docs"]:
                 continue
-            result.update(_domain_datasets(split, domain, long, spec, counts[split], docs_yaml))
+            result.update(
+                _domain_datasets(split, domain, long, spec, counts[split], docs_yaml, adjustments)
+            )
     return result
 
 
-def _domain_datasets(split, domain, long, spec, counts, docs_yaml) -> dict[str, Dataset]:
+def _domain_datasets(
+    split, domain, long, spec, counts, docs_yaml, adjustments
+) -> dict[str, Dataset]:
     base_id = f"{NAMESPACE}/{domain['id']}{spec['suffix']}"
     docs_file = _file("long_documents" if long else "documents", split)
     docs_count = counts["long_docs" if long else "docs"]
@@ -250,6 +280,25 @@ def _domain_datasets(split, domain, long, spec, counts, docs_yaml) -> dict[str, 
             files=[examples, docs_file, *reason_files.values()],
         )
     }
+    if not long:
+        adjusted_id = f"{base_id}/adjusted"
+        about = docs_yaml["adjusted"]
+        result[adjusted_id] = dataset(
+            adjusted_id,
+            docs,
+            BrightQueries(split),
+            adjustments.qrels(split, qrels, docs, docs_file),
+            Documentation(
+                dict(
+                    base_doc,
+                    pretty_name=f"{base_doc['pretty_name']}, duplicate-aware qrels",
+                    desc=about["desc"].format(base=base_id),
+                    official_measures=list(about["official_measures"]),
+                )
+            ),
+            metadata={"docs": metadata["docs"], "queries": metadata["queries"]},
+            files=[examples, docs_file, *reason_files.values(), *_corpus_partners(split)],
+        )
     for model, about in models.items():
         variant_id = f"{base_id}/{model}-reason"
         variant_doc = dict(

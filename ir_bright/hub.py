@@ -14,11 +14,15 @@ revision, path in the repository, where to cache it, what it must hash to) into 
 - A cached file is used without any network call. ``HF_HUB_OFFLINE=1`` forbids the network;
   a missing file then fails at once with a message saying how to fetch it ahead.
 - ``IR_BRIGHT_VERIFY=0`` skips the size and checksum checks (for re-exported mirrors and tests).
+- :func:`list_folder` lists a folder of the repository through the hub's listing API, for files
+  whose names are not pinned (BRIGHT-Pro); their ``HubFile`` carries the listing's size and
+  ``sha256``, checked like a pinned md5.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
 import os
 import re
@@ -31,10 +35,12 @@ from .errors import CacheError, ChecksumError, DownloadError, OfflineError
 
 __all__ = [
     "HubFile",
+    "ListedEntry",
     "cache_home",
     "catalogue",
     "endpoint",
     "human_size",
+    "list_folder",
     "offline",
     "verification_enabled",
 ]
@@ -90,6 +96,7 @@ class HubFile:
     size: int | None = None
     md5: str | None = None
     aliases: tuple[str, ...] = field(default=())
+    sha256: str | None = None
     twin: HubFile | None = None
 
     @property
@@ -261,6 +268,11 @@ def _verify(file: HubFile, size: int, md5: str, sha256: str, expected_sha256: st
         raise ChecksumError(
             f"{file.path} from {file.url} has md5 {md5}, expected {file.md5}; {hint}"
         )
+    if file.sha256 is not None and sha256 != file.sha256:
+        raise ChecksumError(
+            f"{file.path} from {file.url} has sha256 {sha256}, the hub's listing says "
+            f"{file.sha256}; {hint}"
+        )
     if expected_sha256 is not None and sha256 != expected_sha256:
         raise ChecksumError(
             f"{file.path} from {file.url} has sha256 {sha256}, the hub's ETag says "
@@ -345,3 +357,105 @@ def catalogue(data: dict) -> dict[str, HubFile]:
     for canonical, keys in twins.items():
         files.update({key: make(key, twin=files[canonical]) for key in keys})
     return files
+
+
+@dataclass(frozen=True)
+class ListedEntry:
+    """A file of a hub folder listing: its path in the repository, size and (for LFS files)
+    sha256."""
+
+    path: str
+    size: int | None
+    sha256: str | None
+
+
+def list_folder(repo: str, revision: str, folder: str, cache: Path) -> list[ListedEntry]:
+    """The files of ``folder`` in a hub dataset repository at ``revision``, from the hub's
+    listing API (``{HF_ENDPOINT}/api/datasets/{repo}/tree/{revision}/{folder}``, every page),
+    kept at ``cache`` as JSON and read from there on later calls without any network call.
+
+    Sub-folders are not listed. ``HF_HUB_OFFLINE`` and network failures raise
+    :class:`OfflineError`; refusals :class:`DownloadError`; a damaged cached listing
+    :class:`CacheError` naming the file.
+    """
+    if cache.is_file():
+        return _read_listing(cache)
+    url = f"{endpoint()}/api/datasets/{repo}/tree/{quote(revision, safe='')}/" + quote(
+        folder.strip("/")
+    )
+    if offline():
+        raise OfflineError(
+            f"the listing {cache} is not cached and HF_HUB_OFFLINE is set: fetch it ahead "
+            f"(ir-bright download ...) on a machine with network ({url})"
+        )
+    _make_folder(cache.parent)
+    import filelock
+
+    with filelock.FileLock(str(cache) + ".lock"):
+        if not cache.is_file():
+            entries = [_entry(item) for item in _listing_pages(url) if item.get("type") == "file"]
+            partial = cache.with_name(cache.name + ".part")
+            try:
+                partial.write_text(json.dumps([vars(e) for e in entries], indent=1), "utf-8")
+                os.replace(partial, cache)
+            except OSError as exc:
+                partial.unlink(missing_ok=True)
+                raise CacheError(
+                    f"cannot write {partial} ({exc.strerror or exc}): set IR_DATASETS_HOME to "
+                    "a writable folder with room"
+                ) from exc
+    return _read_listing(cache)
+
+
+def _listing_pages(url: str) -> Iterator[dict]:
+    import requests
+
+    while url:
+        try:
+            response = requests.get(
+                url, headers=_auth_headers(), timeout=(CONNECT_TIMEOUT_S, READ_TIMEOUT_S)
+            )
+        except requests.RequestException as exc:
+            raise OfflineError(
+                f"cannot reach {url} ({type(exc).__name__}): check the network or HF_ENDPOINT"
+            ) from exc
+        with response:
+            if response.status_code in (401, 403):
+                raise DownloadError(
+                    f"{url} answered {response.status_code}: set HF_TOKEN to a token with access"
+                )
+            if response.status_code != 200:
+                raise DownloadError(
+                    f"{url} answered HTTP {response.status_code}: check HF_ENDPOINT, the "
+                    "repository and the revision"
+                )
+            try:
+                page = response.json()
+            except ValueError as exc:
+                raise DownloadError(
+                    f"{url} did not answer a JSON listing: check HF_ENDPOINT"
+                ) from exc
+            if not isinstance(page, list):
+                raise DownloadError(f"{url} did not answer a list of files: check HF_ENDPOINT")
+            yield from page
+            url = response.links.get("next", {}).get("url")
+
+
+def _entry(item: dict) -> ListedEntry:
+    lfs = item.get("lfs") or {}
+    sha256 = str(lfs.get("oid") or lfs.get("sha256") or "").lower() or None
+    return ListedEntry(
+        str(item["path"]),
+        _int_or_none(item.get("size")),
+        sha256 if sha256 and _SHA256.match(sha256) else None,
+    )
+
+
+def _read_listing(cache: Path) -> list[ListedEntry]:
+    try:
+        return [ListedEntry(**entry) for entry in json.loads(cache.read_text("utf-8"))]
+    except (OSError, ValueError, TypeError) as exc:
+        raise CacheError(
+            f"cannot read the cached listing {cache} ({type(exc).__name__}): delete it; it is "
+            "fetched again on next use"
+        ) from exc

@@ -121,15 +121,30 @@ class OfficialEvaluator(Evaluator):
 
     def __init__(self, measures: Iterable[Official], qrels: Any):
         measures = list(measures)
+        qrels, inner_qrels = _with_fields(qrels, [m.inner for m in measures])
         self.judged, self.excluded = split_qrels(qrels)
         self._official = {m.inner: m for m in measures}
-        self._inner = ir_measures.DefaultPipeline.evaluator(list(self._official), self.judged)
+        self._inner = ir_measures.DefaultPipeline.evaluator(
+            list(self._official), self.judged if inner_qrels is None else inner_qrels
+        )
         super().__init__(measures, set(self.judged))
 
     def _iter_calc(self, run: Any) -> Iterator[Metric]:
         ranked = official_run(run, self.excluded)
         for metric in self._inner.iter_calc(ranked):
             yield Metric(metric.query_id, self._official[metric.measure], metric.value)
+
+
+def _with_fields(qrels: Any, inner: list[Measure]) -> tuple[Any, Any]:
+    """``(qrels, None)``, or, when an inner measure reads qrel fields beyond ``relevance``
+    (BRIGHT-Pro's aspects, per its provider's ``qrel_inputs``), ``(qrels, the qrels judged 0
+    and above with all their fields)`` for the inner evaluator."""
+    if set(ir_measures.DefaultPipeline.qrel_inputs(inner)) <= {"query_id", "doc_id", "relevance"}:
+        return qrels, None
+    if hasattr(qrels, "columns"):
+        return qrels, qrels[qrels["relevance"] >= 0]
+    records = list(QrelsConverter(qrels).as_namedtuple_iter())
+    return records, [r for r in records if r.relevance >= 0]
 
 
 class OfficialProvider(Provider):

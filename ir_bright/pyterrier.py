@@ -96,7 +96,7 @@ class BrightDatasetProvider:
         return [
             i.removeprefix("bright/")
             for i in registry.our_ids()
-            if i.startswith(("bright/", "mm-bright/"))
+            if i.startswith(("bright/", "mm-bright/", "bright-pro/"))
         ]
 
 

@@ -25,6 +25,9 @@ __all__ = [
     "MMBrightMultimodalQuery",
     "MMBrightImageDoc",
     "MMBrightPairDoc",
+    "BrightProQuery",
+    "BrightProQrel",
+    "BrightProAspect",
 ]
 
 
@@ -131,3 +134,48 @@ class MMBrightPairDoc(NamedTuple):
     def default_text(self) -> str:
         """The passage's text."""
         return self.text
+
+
+# --- BRIGHT-Pro --------------------------------------------------------------------------------
+
+
+class BrightProQuery(NamedTuple):
+    """A BRIGHT-Pro query (the ``examples`` config): the post and the experts' reference
+    answer (None when the row has none; declared ``str`` so ir_datasets' exporter keeps it)."""
+
+    query_id: str
+    text: str
+    reference_answer: str
+
+    def default_text(self) -> str:
+        """The text a retriever should use: the post."""
+        return self.text
+
+
+class BrightProQrel(NamedTuple):
+    """A BRIGHT-Pro judgement: ``TrecQrel``'s fields, then the aspect the official code maps
+    the doc to (``""`` when none) and that aspect's weight normalised over its query (0.0 when
+    none). Gold docs are 1; a doc an aspect of the query lists without being gold is 0."""
+
+    query_id: str
+    doc_id: str
+    relevance: int
+    iteration: str
+    aspect_id: str
+    aspect_weight: float
+
+
+class BrightProAspect(NamedTuple):
+    """A reasoning aspect of a BRIGHT-Pro query (the ``aspects`` config).
+
+    ``weight`` is the raw Likert weight (1, 2 or 3); ``normalised_weight`` divides it by the
+    sum over the aspects of the same query (the id without its ``-a{k}`` / ``-aspect-{k}``
+    suffix); ``query_id`` is the last ``-`` part of that stem; ``supporting_docs`` its doc ids.
+    """
+
+    aspect_id: str
+    query_id: str
+    text: str
+    weight: float
+    normalised_weight: float
+    supporting_docs: Tuple[str, ...]  # noqa: UP006

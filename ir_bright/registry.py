@@ -21,7 +21,7 @@ from ir_datasets.util.metadata import MetadataComponent, MetadataProvider
 
 logger = logging.getLogger(__name__)
 
-COLLECTIONS = ("bright", "mmbright")
+COLLECTIONS = ("bright", "mmbright", "brightpro")
 _registered: dict[str, Dataset] = {}
 
 
@@ -43,11 +43,12 @@ def _collection(name: str) -> tuple[Mapping[str, Dataset], str]:
 
 
 def _register_measures() -> None:
-    try:
-        measures = importlib.import_module(f"{__package__}.measures")
-    except ModuleNotFoundError:
-        return
-    measures.register()
+    for name in ("measures", "aspect_measures"):
+        try:
+            measures = importlib.import_module(f"{__package__}.{name}")
+        except ModuleNotFoundError:
+            continue
+        measures.register()
 
 
 def _register_collection(datasets: Mapping[str, Dataset], reason: str) -> list[str]:
@@ -156,6 +157,13 @@ class CountingMetadata(MetadataProvider):
             if count is not None:
                 found["count"] = count
         return found
+
+
+def collection_root(namespace: str, collection: Mapping[str, Any]) -> Dataset:
+    """The dataset of a collection's bare id (``mm-bright``): its documentation only, from the
+    ``collection`` section of its documentation yaml."""
+    fields = ("pretty_name", "desc", "bibtex", "website")
+    return dataset(namespace, Documentation({k: collection[k] for k in fields}), metadata={})
 
 
 def load(dataset: str | Any) -> Any:

@@ -45,6 +45,7 @@ __all__ = [
     "System",
     "Table",
     "benchmark",
+    "check",
     "check_plot_path",
     "collect",
     "dataset_from_filename",
@@ -95,6 +96,32 @@ class Row:
     reference: bool = False
 
 
+@dataclass(frozen=True)
+class Check:
+    """One published cell beside ours, x100 as published (``decimals`` places)."""
+
+    published: float
+    decimals: int
+    value: float | None
+    tolerance: float
+
+    @property
+    def within(self) -> bool:
+        """Whether our value is within ``tolerance`` points of the published one."""
+        if self.value is None:
+            return False
+        return abs(self.value - self.published) <= self.tolerance + 1e-9  # float noise only
+
+    def text(self) -> str:
+        """``18.24 (18.2 ok)``: ours, then the published value and the verdict."""
+        published = f"{self.published:.{self.decimals}f}"
+        if self.value is None:
+            return f"- ({published} missing)"
+        ours = f"{self.value:.{self.decimals}f}"
+        verdict = "ok" if self.within else f"FAIL {self.value - self.published:+.{self.decimals}f}"
+        return f"{ours} ({published} {verdict})"
+
+
 @dataclass
 class Table:
     """The report: a benchmark, a measure and its rows."""
@@ -102,6 +129,10 @@ class Table:
     benchmark: Benchmark
     measure: str
     rows: list[Row]
+    checks: dict[str, dict[str, Check]] = field(default_factory=dict)
+    """``{system: {dataset id or "Avg": Check}}`` after :func:`check`; empty otherwise."""
+    notes: list[str] = field(default_factory=list)
+    """Lines printed under the markdown table (latex: comments), e.g. what a check means."""
 
 
 @cache
@@ -337,22 +368,28 @@ def reference_names(bench: Benchmark) -> list[str]:
     return list(_etc("reference.json")["references"].get(bench.name, {}))
 
 
+def published(name: str, bench: Benchmark, measure: str) -> dict[str, Any]:
+    """The published row ``name`` of ``bench`` (``etc/reference.json``), or a one-line error
+    when there is none or the table's ``measure`` is not the published one."""
+    available = _etc("reference.json")["references"].get(bench.name, {})
+    if name not in available:
+        hint = ", ".join(available) if available else "none are published"
+        raise ReportError(
+            f"no published row {name!r} for benchmark {bench.name}: choose from {hint}"
+        )
+    if measure != bench.measure:
+        raise ReportError(
+            f"the published rows are {bench.measure}, the table is {measure}: "
+            "drop --reference (or --check) or --measure"
+        )
+    return available[name]
+
+
 def reference_rows(names: Iterable[str], bench: Benchmark, measure: str) -> list[Row]:
     """Published rows (``etc/reference.json``) as :class:`Row` s (fractions, like scores)."""
-    available = _etc("reference.json")["references"].get(bench.name, {})
     rows = []
     for name in names:
-        if name not in available:
-            hint = ", ".join(available) if available else "none are published"
-            raise ReportError(
-                f"no published row {name!r} for benchmark {bench.name}: choose from {hint}"
-            )
-        if measure != bench.measure:
-            raise ReportError(
-                f"the published rows are {bench.measure}, the table is {measure}: "
-                "drop --reference or --measure"
-            )
-        spec = available[name]
+        spec = published(name, bench, measure)
         values = {
             dataset_id: (spec["values"][label] / 100 if label in spec["values"] else None)
             for dataset_id, label in zip(bench.ids, bench.labels)
@@ -360,6 +397,62 @@ def reference_rows(names: Iterable[str], bench: Benchmark, measure: str) -> list
         average = spec.get("average")
         rows.append(Row(spec["label"], values, None if average is None else average / 100, True))
     return rows
+
+
+def check(table: Table, name: str, tolerance: float | None = None) -> list[str]:
+    """Set each published cell of reference ``name`` beside every system's (``table.checks``)
+    and return the failures as ``system column`` strings: a cell outside ``tolerance`` points
+    (x100) or without a run. The default tolerance is half a unit of the published values'
+    last decimal (0.05 for one decimal): the published figures are rounded, so a value within
+    it is one that rounds to the published figure."""
+    spec = published(name, table.benchmark, table.measure)
+    cells = {
+        d: spec["values"][label]
+        for d, label in zip(table.benchmark.ids, table.benchmark.labels)
+        if label in spec["values"]
+    }
+    if spec.get("average") is not None:
+        cells[AVERAGE] = spec["average"]
+    decimals = max([1, *(_decimals(v) for v in cells.values())])
+    tolerance = 0.5 * 10**-decimals if tolerance is None else check_tolerance(tolerance)
+    failures = []
+    for row in table.rows:
+        if row.reference:
+            continue
+        ours = {**row.values, AVERAGE: row.average}
+        checks = {}
+        for column, value in cells.items():
+            mine = ours[column]
+            checks[column] = Check(value, decimals, None if mine is None else mine * 100, tolerance)
+            if not checks[column].within:
+                failures.append(f"{row.name} {_label(table, column)}")
+        table.checks[row.name] = checks
+    total = sum(len(c) for c in table.checks.values())
+    table.notes.append(
+        f"Checked against {spec['label']} ({name}): ours (published ok|FAIL difference), "
+        f"within {tolerance:g} points of the published value; {len(failures)} of {total} "
+        "cells outside."
+    )
+    return failures
+
+
+def check_tolerance(tolerance: float) -> float:
+    """``tolerance`` if it is a finite number of points, 0 or more; else a one-line error."""
+    if not (tolerance >= 0 and math.isfinite(tolerance)):
+        raise ReportError(f"--tolerance must be 0 or more points (x100), not {tolerance}")
+    return tolerance
+
+
+def _decimals(value: float) -> int:
+    """The decimals a published number was printed with (JSON drops trailing zeros, so the
+    row's largest count stands for all of its values)."""
+    text = repr(float(value))
+    return len(text.split(".")[1].rstrip("0")) if "." in text else 0
+
+
+def _label(table: Table, column: str) -> str:
+    ids = table.benchmark.ids
+    return table.benchmark.labels[ids.index(column)] if column in ids else column
 
 
 # -- output -----------------------------------------------------------------------------------
@@ -371,10 +464,13 @@ def _cell(value: float | None) -> str:
 
 def _grid(table: Table) -> tuple[list[str], list[list[str]]]:
     header = ["system", *table.benchmark.labels, AVERAGE]
-    body = [
-        [row.name, *(_cell(row.values[d]) for d in table.benchmark.ids), _cell(row.average)]
-        for row in table.rows
-    ]
+    body = []
+    for row in table.rows:
+        checks = table.checks.get(row.name, {}) if not row.reference else {}
+        values = [*(row.values[d] for d in table.benchmark.ids), row.average]
+        columns = [*table.benchmark.ids, AVERAGE]
+        cells = [checks[c].text() if c in checks else _cell(v) for c, v in zip(columns, values)]
+        body.append([row.name, *cells])
     return header, body
 
 
@@ -394,6 +490,7 @@ def format_table(table: Table, fmt: str = "markdown") -> str:
     if fmt == "markdown":
         lines = ["| " + " | ".join(header) + " |", "|---" + "|---:" * (len(header) - 1) + "|"]
         lines += ["| " + " | ".join(cells) + " |" for cells in body]
+        lines += ["", *table.notes] if table.notes else []
         return "\n".join(lines) + "\n"
     raise ReportError(f"unknown format {fmt!r}: choose markdown, csv, latex or json")
 
@@ -405,6 +502,7 @@ def _latex(table: Table, header: list[str], body: list[list[str]]) -> str:
     spec = "l" + "r" * (len(header) - 1)
     lines = [
         f"% {table.benchmark.title}, {table.measure} x100 (official protocol)",
+        *(f"% {escape(note)}" for note in table.notes),
         f"\\begin{{tabular}}{{{spec}}}",
         "\\toprule",
         " & ".join(escape(h) for h in header) + " \\\\",
@@ -429,9 +527,28 @@ def _as_json(table: Table) -> dict[str, Any]:
                 "reference": row.reference,
                 "values": row.values,
                 "average": row.average,
+                **(
+                    {"check": _check_json(table.checks[row.name])}
+                    if row.name in table.checks
+                    else {}
+                ),
             }
             for row in table.rows
         ],
+    }
+
+
+def _check_json(checks: dict[str, Check]) -> dict[str, Any]:
+    """``{column: {published, value, difference, tolerance, within}}``, x100 points."""
+    return {
+        column: {
+            "published": c.published,
+            "value": c.value,
+            "difference": None if c.value is None else c.value - c.published,
+            "tolerance": c.tolerance,
+            "within": c.within,
+        }
+        for column, c in checks.items()
     }
 
 
@@ -455,10 +572,7 @@ def check_plot_path(path: str | Path) -> Path:
 def plot(table: Table, path: str | Path) -> Path:
     """Draw the table as a grouped bar chart (one group per domain plus the average) to PNG."""
     target = check_plot_path(path)
-    matplotlib = require("matplotlib", "plot")
-    matplotlib.use("Agg", force=True)
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     labels = [*table.benchmark.labels, AVERAGE]
     n_rows = max(len(table.rows), 1)
     width = 0.8 / n_rows
@@ -481,6 +595,22 @@ def plot(table: Table, path: str | Path) -> Path:
     axes.set_title(f"{table.benchmark.title}, {table.measure} (official protocol)")
     axes.legend(fontsize="small")
     axes.grid(axis="y", alpha=0.3)
+    return save_png(figure, target)
+
+
+def pyplot() -> Any:
+    """matplotlib's pyplot on the file-only Agg backend (a one-line error if not installed)."""
+    matplotlib = require("matplotlib", "plot")
+    matplotlib.use("Agg", force=True)
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def save_png(figure: Any, target: Path) -> Path:
+    """Write ``figure`` to ``target`` as PNG (creating its folders), then close it."""
+    import matplotlib.pyplot as plt
+
     figure.tight_layout()
     try:
         target.parent.mkdir(parents=True, exist_ok=True)

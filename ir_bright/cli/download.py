@@ -75,7 +75,7 @@ def run(args: argparse.Namespace) -> int:
                 f"{dataset_id} is not an ir_bright dataset: use `ir_datasets` to download it"
             ) from None
         files += found
-    files = list(dict.fromkeys(files))
+    files = list(dict.fromkeys(f for file in files for f in _expanded(file)))
     missing = [f for f in files if not f.is_cached()]
     _check_cached([f for f in files if f not in missing])
     if args.dry_run:
@@ -95,6 +95,12 @@ def run(args: argparse.Namespace) -> int:
         f"{hub.cache_home()}\n"
     )
     return 0
+
+
+def _expanded(file) -> list:
+    """A hub file, or the files a stand-in for a not yet listed folder stands for (BRIGHT-Pro:
+    one listing call)."""
+    return file.expand() if hasattr(file, "expand") else [file]
 
 
 def _check_cached(files: list) -> None:

@@ -71,6 +71,8 @@ def run(args: argparse.Namespace) -> int:
                 "doc_id; --fields picks the relevance column(s), e.g. --fields relevance "
                 "(or use --format tsv)"
             )
+    if fields is None and fmt == "trec" and args.entity == "qrels":
+        fields = ["relevance"]  # plain TREC qrels; BRIGHT-Pro's aspect fields with --fields
     if fields is None and fmt == "tsv" and args.entity != "qrels":
         fields = list(record_cls._fields)  # the same columns, without ir_datasets' [INFO] line
     writers = (

@@ -76,7 +76,19 @@ def describe(dataset_id: str) -> dict[str, Any]:
     summary = _mm_summary(dataset_id, hub_files)
     if summary is not None:
         info["summary"] = summary
+    adjusted = _adjusted_qrels(dataset)
+    if adjusted is not None:
+        info["adjusted_qrels"] = adjusted
     return info
+
+
+def _adjusted_qrels(dataset: Any) -> dict[str, Any] | None:
+    """The state of a ``bright/<domain>/adjusted`` dataset's added pairs (never computes)."""
+    try:
+        summary = dataset.qrels_handler().adjustment_summary
+    except AttributeError:
+        return None
+    return summary()
 
 
 def _bm25_indexes(dataset: Any) -> list[str]:
@@ -91,11 +103,15 @@ def _bm25_indexes(dataset: Any) -> list[str]:
     return sorted(str(p) for p in root.iterdir() if (p / "ir_bright.json").is_file())
 
 
+_SUMMARIES = {"mm-bright/": "ir_bright.mmbright", "bright-pro/": "ir_bright.brightpro"}
+
+
 def _mm_summary(dataset_id: str, hub_files: list[Any]) -> Any:
-    if not dataset_id.startswith("mm-bright/") or not all(f.is_cached() for f in hub_files):
+    module = next((m for prefix, m in _SUMMARIES.items() if dataset_id.startswith(prefix)), None)
+    if module is None or not all(f.is_cached() for f in hub_files):
         return None
     try:
-        summary = getattr(importlib.import_module("ir_bright.mmbright"), "summary", None)
+        summary = getattr(importlib.import_module(module), "summary", None)
     except ImportError:
         return None
     if summary is None:
@@ -103,8 +119,19 @@ def _mm_summary(dataset_id: str, hub_files: list[Any]) -> Any:
     try:
         return summary(dataset_id)
     except Exception as exc:  # noqa: BLE001 - the summary is an optional extra
-        logger.warning("no MM-BRIGHT summary for %s: %s", dataset_id, exc)
+        logger.warning("no summary for %s: %s", dataset_id, exc)
         return None
+
+
+def _adjusted_lines(adjusted: dict[str, Any]) -> list[str]:
+    if adjusted["state"] != "computed":
+        return [f"adjusted qrels: {adjusted['state']}; list of added pairs: {adjusted['list']}"]
+    return [
+        f"adjusted qrels: {adjusted['added']} (query, doc) pairs added to BRIGHT's qrels; "
+        f"list: {adjusted['list']} (key {adjusted['key']})",
+        f"  twins left excluded (the query excludes them): {adjusted['excluded_twins']}; "
+        f"gold ids not in the corpus: {adjusted['gold_not_in_corpus']}",
+    ]
 
 
 def run(args: argparse.Namespace) -> int:
@@ -134,6 +161,8 @@ def run(args: argparse.Namespace) -> int:
             lines.append(f"  {file['path']} ({size}, {state}): {file['local_path']}")
     for folder in info["bm25_indexes"]:
         lines.append(f"bm25 index: {folder}")
+    if "adjusted_qrels" in info:
+        lines += _adjusted_lines(info["adjusted_qrels"])
     if "summary" in info:
         summary = info["summary"]
         lines.append("summary:")

@@ -23,6 +23,9 @@ examples:
   ir-bright report bright/pony=pony.trec bright/aops=aops.trec --name mine --format json
   ir-bright report runs/long --benchmark bright-long --format latex
   ir-bright report runs/gpt4 --reference paper-bm25-gpt4-reason  # bright__*__gpt4-reason.trec
+  ir-bright report runs/bm25-qs -b bright --check pyserini-bm25-query-side --tolerance 0.5
+--check exits with status 1 when a published cell is outside the tolerance or has no run, so a
+reproduction can be a CI step.
 references (published rows, --reference): bright: paper-bm25, paper-bm25-gpt4-reason,
 pyserini-bm25, pyserini-bm25-query-side; bright-gpt4-reason: paper-bm25-gpt4-reason;
 bright-long: paper-bm25 (average only);
@@ -65,6 +68,18 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         help="add a published row (repeatable or comma-separated), e.g. paper-bm25",
     )
     parser.add_argument("--plot", metavar="FILE.png", help="also draw a grouped bar chart")
+    parser.add_argument(
+        "--check",
+        metavar="NAME",
+        help="set each cell beside published row NAME; exit 1 if one is outside --tolerance",
+    )
+    parser.add_argument(
+        "--tolerance",
+        type=float,
+        metavar="POINTS",
+        help="x100 points a --check cell may differ by (default: half a unit of the published "
+        "values' last decimal, 0.05 for 18.9: they are rounded)",
+    )
     parser.add_argument("--name", default="run", help="system name of loose files and ID=PATH")
     return parser
 
@@ -80,15 +95,30 @@ def run(args: argparse.Namespace) -> int:
     if args.plot is not None:
         report.check_plot_path(args.plot)  # before the (long) scoring
     measure = args.measure or bench.measure
-    if names:  # check before the (long) scoring
-        report.reference_rows(names, bench, str(_parse(measure)))
+    if names or args.check:  # check before the (long) scoring
+        report.reference_rows(
+            [*names, *([args.check] if args.check else [])], bench, str(_parse(measure))
+        )
+    if args.tolerance is not None:
+        if not args.check:
+            raise report.ReportError("--tolerance applies to --check: give --check NAME too")
+        report.check_tolerance(args.tolerance)
     systems = report.collect(args.runs, bench, args.name)
     table = report.score(systems, bench, measure)
+    failures = report.check(table, args.check, args.tolerance) if args.check else []
     table.rows += report.reference_rows(names, bench, table.measure)
     if args.plot:
         logging.getLogger("matplotlib").setLevel(logging.WARNING)  # its font-cache chatter
         report.plot(table, args.plot)
     sys.stdout.write(report.format_table(table, args.format))
+    if failures:
+        logging.getLogger(__name__).error(
+            "%d cells outside the tolerance of %s: %s",
+            len(failures),
+            args.check,
+            ", ".join(failures),
+        )
+        return 1
     return 0
 
 

@@ -28,7 +28,7 @@ from .. import hub
 from ..errors import DatasetNotFoundError
 from ..judgements import EXCLUDED
 from ..parquet import ParquetDocs, open_parquet
-from ..registry import Documentation, dataset, etc_json, etc_yaml
+from ..registry import Documentation, collection_root, dataset, etc_json, etc_yaml
 from .images import ImageCorpus, ImageDocs
 from .keys import NO_IMAGE, image_key
 from .pairs import PairCorpus, PairDocs
@@ -91,13 +91,7 @@ def datasets() -> dict[str, Dataset]:
     """Every ``mm-bright`` id -> its Dataset, built from the data files (nothing is downloaded)."""
     docs_yaml = etc_yaml("mmbright.yaml")
     collection = docs_yaml["collection"]
-    result = {
-        NAMESPACE: dataset(
-            NAMESPACE,
-            Documentation({k: collection[k] for k in ("pretty_name", "desc", "bibtex", "website")}),
-            metadata={},
-        )
-    }
+    result = {NAMESPACE: collection_root(NAMESPACE, collection)}
     for name, pretty in docs_yaml["domains"].items():
         result.update(_domain_datasets(name, pretty, docs_yaml))
     return result

@@ -1,0 +1,310 @@
+"""BRIGHT-Pro's hub files: found through the hub's listing API, verified, read in any format.
+
+The hub dataset ``yale-nlp/Bright-Pro`` has three configs (``examples``, ``documents``,
+``aspects``), one split per domain. The file names inside a config folder are not pinned:
+they come from the listing of the folder (:func:`ir_bright.hub.list_folder`, cached under
+``{IR_DATASETS_HOME}/bright-pro/<revision>/listing/``), and every file is verified by the
+listing's size and sha256 as it downloads. A split's files are ``<split>.<ext>`` or
+``<split>-NNNNN-of-NNNNN[-<hex>].<ext>`` with ``ext`` parquet, json (a list of rows, or JSON
+Lines) or jsonl; when several formats are there, only the first of parquet, jsonl, json is
+read. The revision is ``main`` until a pin is known; ``IR_BRIGHT_PRO_REVISION`` overrides it.
+Everything of one revision lives in one folder: delete it to take a newer ``main``.
+
+The corpus is rewritten once into ``<revision>/ir_bright/documents/<split>.parquet`` (columns
+``id``, ``content``), whatever the hub's format and sharding, so the shared parquet machinery
+(batched reading, the memory-mapped store, BM25 indexes) serves it as BRIGHT's.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from .. import hub
+from ..errors import CacheError, DownloadError
+from ..parquet import open_parquet, read_batches
+from ..registry import etc_json
+
+__all__ = ["REPO", "NAMESPACE", "Split", "revision"]
+
+REPO = "yale-nlp/Bright-Pro"
+NAMESPACE = "bright-pro"
+REVISION_VARIABLE = "IR_BRIGHT_PRO_REVISION"
+FORMATS = ("parquet", "jsonl", "json")
+_BATCH_ROWS = 4096
+
+
+def revision() -> str:
+    """The hub revision read: ``IR_BRIGHT_PRO_REVISION``, else the pin of
+    ``etc/brightpro_files.json`` (``main`` until one is known)."""
+    return (
+        os.environ.get(REVISION_VARIABLE, "").strip()
+        or etc_json("brightpro_files.json")["revision"]
+    )
+
+
+def _revision_folder() -> Path:
+    return hub.cache_home() / NAMESPACE / revision().replace("/", "%2F")
+
+
+class Split:
+    """One split (domain) of one config of the hub dataset, as listed by the hub."""
+
+    def __init__(self, config: str, split: str):
+        self.config = config
+        self.split = split
+        self._name = re.compile(
+            rf"{re.escape(split)}(?:-\d+-of-\d+(?:-[0-9a-f]+)?)?\.({'|'.join(FORMATS)})",
+            re.IGNORECASE,
+        )
+
+    def listing_path(self) -> Path:
+        """Where the listing of this config folder is cached."""
+        return _revision_folder() / "listing" / f"{self.config}.json"
+
+    def listed(self) -> bool:
+        """Whether the folder's listing is cached (the file names are known offline)."""
+        return self.listing_path().is_file()
+
+    def files(self) -> list[hub.HubFile]:
+        """The split's hub files in name order, each pinned by the listing's size and sha256
+        (lists the folder first if needed)."""
+        entries = hub.list_folder(REPO, revision(), self.config, self.listing_path())
+        by_format: dict[str, list[hub.ListedEntry]] = {}
+        for entry in sorted(entries, key=lambda e: e.path):
+            match = self._name.fullmatch(entry.path.rsplit("/", 1)[-1])
+            if match:
+                by_format.setdefault(match.group(1).lower(), []).append(entry)
+        # one format per split (parquet first): a folder holding the same rows twice, as
+        # parquet and as JSON, must not yield them twice
+        chosen = next((by_format[f] for f in FORMATS if f in by_format), [])
+        files = [
+            hub.HubFile(
+                repo=REPO,
+                path=entry.path,
+                namespace=NAMESPACE,
+                cache_path=f"{_revision_folder().name}/{entry.path}",
+                revision=revision(),
+                size=entry.size,
+                sha256=entry.sha256,
+            )
+            for entry in chosen
+        ]
+        if not files:
+            names = ", ".join(e.path for e in entries[:8]) or "nothing"
+            raise DownloadError(
+                f"{REPO} at {revision()} has no file for split {self.split} in {self.config}/ "
+                f"(the listing {self.listing_path()} shows {names}): set {REVISION_VARIABLE} to "
+                "a revision with the split, or delete the listing to fetch it anew"
+            )
+        return files
+
+    def hub_files(self) -> list[Any]:
+        """The split's hub files when the listing is cached, else one :class:`Unlisted`
+        stand-in (no network call either way)."""
+        return self.files() if self.listed() else [Unlisted(self)]
+
+    def rows(self) -> list[dict[str, Any]]:
+        """Every row of the split (for the small configs: examples, aspects)."""
+        return [row for file in self.files() for row in _rows(file.fetch())]
+
+    def docs_path(self) -> Path:
+        """Where the corpus rewritten as one parquet file (``id``, ``content``) lives."""
+        return _revision_folder() / "ir_bright" / self.config / f"{self.split}.parquet"
+
+
+class Unlisted:
+    """Stands for a split whose folder listing is not cached yet: ``download`` expands it
+    into the split's hub files (one listing call); fetching it fetches them all."""
+
+    def __init__(self, split: Split):
+        self._split = split
+        self.path = f"{split.config}/{split.split}.* (file names from the hub's listing)"
+        self.size = None
+
+    @property
+    def url(self) -> str:
+        """The listing API's URL of the config folder."""
+        return f"{hub.endpoint()}/api/datasets/{REPO}/tree/{revision()}/{self._split.config}"
+
+    @property
+    def local_path(self) -> Path:
+        """The cached listing."""
+        return self._split.listing_path()
+
+    def expand(self) -> list[hub.HubFile]:
+        """The split's hub files (fetches the listing)."""
+        return self._split.files()
+
+    def fetch(self) -> Path:
+        """Fetch the listing and every file of the split; return the listing's path."""
+        for file in self.expand():
+            file.fetch()
+        return self.local_path
+
+    def shared(self) -> Unlisted:
+        """Itself (never a twin)."""
+        return self
+
+    def cached_path(self) -> Path | None:
+        """None: not listed yet."""
+        return None
+
+    def is_cached(self) -> bool:
+        """False: not listed yet."""
+        return False
+
+
+class DocsFile:
+    """The corpus of one ``documents`` split as the single parquet file ``ParquetDocs`` reads:
+    built once from the verified hub files, whatever their format and sharding."""
+
+    def __init__(self, split: Split):
+        self._split = split
+
+    @property
+    def local_path(self) -> Path:
+        """Where the rewritten corpus is (or will be)."""
+        return self._split.docs_path()
+
+    def shared(self) -> DocsFile:
+        """Itself."""
+        return self
+
+    def cached_path(self) -> Path | None:
+        """The rewritten corpus if built, else None."""
+        return self.local_path if self.local_path.is_file() else None
+
+    def is_cached(self) -> bool:
+        """Whether the rewritten corpus exists."""
+        return self.local_path.is_file()
+
+    def hub_row_count(self) -> int | None:
+        """The number of documents from the cached hub files' parquet footers (before the
+        rewrite), or None (not listed, not all cached, or not parquet)."""
+        if not self._split.listed():
+            return None
+        paths = [file.cached_path() for file in self._split.files()]
+        if not all(path is not None and _is_parquet(path) for path in paths):
+            return None
+        return sum(open_parquet(path).metadata.num_rows for path in paths)
+
+    def fetch(self) -> Path:
+        """The rewritten corpus, downloading and rewriting first if needed."""
+        target = self.local_path
+        if target.is_file():
+            return target
+        sources = [file.fetch() for file in self._split.files()]
+        import filelock
+
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise CacheError(
+                f"cannot write {target.parent} ({exc.strerror or exc}): set IR_DATASETS_HOME "
+                "to a writable folder"
+            ) from exc
+        with filelock.FileLock(str(target) + ".lock"):
+            if not target.is_file():
+                _write_docs(sources, target)
+        return target
+
+
+def _write_docs(sources: list[Path], target: Path) -> None:
+    partial = target.with_name(target.name + ".part")
+    schema = pa.schema([("id", pa.string()), ("content", pa.string())])
+    try:
+        with pq.ParquetWriter(str(partial), schema) as writer:
+            for batch in _doc_batches(sources, schema):
+                writer.write_batch(batch)
+        os.replace(partial, target)
+    except OSError as exc:
+        partial.unlink(missing_ok=True)
+        raise CacheError(
+            f"cannot write {partial} ({exc.strerror or exc}): set IR_DATASETS_HOME to a "
+            "writable folder with room"
+        ) from exc
+    except BaseException:
+        partial.unlink(missing_ok=True)
+        raise
+
+
+def _doc_batches(sources: list[Path], schema: pa.Schema) -> Iterator[pa.RecordBatch]:
+    for path in sources:
+        if _is_parquet(path):
+            for batch in read_batches(path, ["id", "content"]):
+                yield pa.RecordBatch.from_arrays(
+                    [batch.column(0).cast(pa.string()), batch.column(1).cast(pa.string())],
+                    schema=schema,
+                )
+            continue
+        ids: list[str] = []
+        texts: list[str] = []
+        for row in _json_rows(path):
+            ids.append(str(_field(row, "id", path)))
+            texts.append(_field(row, "content", path))
+            if len(ids) == _BATCH_ROWS:
+                yield pa.RecordBatch.from_arrays([pa.array(ids), pa.array(texts)], schema=schema)
+                ids, texts = [], []
+        if ids:
+            yield pa.RecordBatch.from_arrays([pa.array(ids), pa.array(texts)], schema=schema)
+
+
+def _field(row: dict[str, Any], name: str, path: Path) -> Any:
+    if name not in row:
+        raise CacheError(
+            f"{path}: a row without {name!r} (it has {', '.join(row)}): not the hub's file? "
+            "delete it and run again to fetch it anew"
+        )
+    return row[name]
+
+
+def _is_parquet(path: Path) -> bool:
+    return path.name.lower().endswith(".parquet")
+
+
+def _rows(path: Path) -> list[dict[str, Any]]:
+    """The rows of a cached file: parquet, a JSON list of rows, or JSON Lines."""
+    if _is_parquet(path):
+        parquet = open_parquet(path)
+        try:
+            return parquet.read().to_pylist()
+        except (pa.ArrowException, OSError) as exc:
+            raise CacheError(f"cannot read {path} as parquet ({exc}): delete it") from exc
+        finally:
+            parquet.close()
+    return list(_json_rows(path))
+
+
+def _json_rows(path: Path) -> Iterator[dict[str, Any]]:
+    """Rows of a JSON file holding a list of objects, or of JSON Lines (told by the first
+    character that is not white space)."""
+    try:
+        with open(path, encoding="utf-8") as file:
+            first = file.read(4096).lstrip()[:1]
+            file.seek(0)
+            if first == "[":
+                rows = json.load(file)
+                yield from (_checked(row, path, i) for i, row in enumerate(rows, 1))
+                return
+            for number, line in enumerate(file, 1):
+                if line.strip():
+                    yield _checked(json.loads(line), path, number)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise CacheError(
+            f"cannot read {path} as JSON or JSON Lines ({type(exc).__name__}: "
+            f"{' '.join(str(exc).split())}): delete it and run again to fetch it anew"
+        ) from exc
+
+
+def _checked(row: Any, path: Path, number: int) -> dict[str, Any]:
+    if not isinstance(row, dict):
+        raise CacheError(f"{path}: row {number} is not an object: not a file of rows")
+    return row

@@ -1,0 +1,103 @@
+"""``ir-bright compare BASELINE SYSTEM... (--dataset ID | --benchmark B)``: paired tests."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from typing import Any
+
+from . import add_subcommand
+
+EPILOG = """For each dataset, measure and system: the means, their difference with a 95% paired
+bootstrap interval, the two-sided paired t-test and Wilcoxon signed-rank p-values over the
+dataset's queries, and the p-value of --test corrected over the whole table (Holm by default).
+With --benchmark, a last row per system is the macro average over the domains, tested over
+all queries of all domains pooled. Queries missing from a run count as 0 (a warning says so).
+Wilcoxon: scipy's zero_method='wilcox' (equal scores dropped), average ranks for ties, exact
+for small samples without ties, else normal approximation: as pt.Experiment(test='wilcoxon').
+
+examples:
+  ir-bright compare bm25.trec mine.trec --dataset bright/biology
+  ir-bright compare runs/bm25 runs/mine runs/other --benchmark bright --plot deltas.png
+  ir-bright compare runs/bm25 runs/mine -b bright --test wilcoxon --correction bh --format json
+  ir-bright compare runs/bm25 runs/mine -b bright -m R@100 --samples 20000 --seed 7 --format latex
+With --benchmark each BASELINE or SYSTEM is a folder of runs named as for `ir-bright report`
+(bright__biology.trec, ...); the datasets compared are the baseline's."""
+
+
+def add_parser(subparsers: Any) -> argparse.ArgumentParser:
+    """Add the ``compare`` subcommand."""
+    from ..compare import CONFIDENCE, CORRECTIONS, FORMATS, SAMPLES, SEED, TESTS
+    from ..report import benchmark_names
+
+    parser = add_subcommand(
+        subparsers,
+        run,
+        "compare",
+        help="paired significance tests and intervals of systems against a baseline",
+        description="Compare systems with a baseline per dataset: differences, bootstrap "
+        "intervals, paired t-test and Wilcoxon p-values, corrected for multiple comparisons.",
+        epilog=EPILOG,
+    )
+    parser.add_argument("baseline", metavar="BASELINE", help="run file, or folder of runs")
+    parser.add_argument(
+        "systems", metavar="SYSTEM", nargs="+", help="run files, or folders of runs"
+    )
+    where = parser.add_mutually_exclusive_group(required=True)
+    where.add_argument("--dataset", "-d", metavar="ID", help="the runs' dataset, e.g. bright/aops")
+    where.add_argument("--benchmark", "-b", choices=benchmark_names(), help="folders of runs")
+    parser.add_argument(
+        "-m",
+        "--measure",
+        dest="measures",
+        action="append",
+        metavar="MEASURE",
+        help="measure (repeatable); default: the benchmark's or dataset's official one",
+    )
+    parser.add_argument("--test", choices=tuple(TESTS), default="t", help="test corrected")
+    parser.add_argument("--correction", choices=tuple(CORRECTIONS), default="holm")
+    parser.add_argument("--alpha", type=float, default=0.05, help="significance level marked")
+    parser.add_argument("--samples", type=int, default=SAMPLES, help="bootstrap resamples")
+    parser.add_argument("--seed", type=int, default=SEED, help="bootstrap seed")
+    parser.add_argument("--confidence", type=float, default=CONFIDENCE, help="interval level")
+    parser.add_argument("--format", choices=FORMATS, default="markdown")
+    parser.add_argument("--plot", metavar="FILE.png", help="also draw the differences")
+    return parser
+
+
+def run(args: argparse.Namespace) -> int:
+    """Compare, then print the table (and draw the plot)."""
+    from .. import compare as api  # the function (ir_bright.compare)
+    from ..compare import CompareError, format_comparison, plot_comparison
+    from ..report import benchmark, check_plot_path
+
+    if not 0 < args.alpha < 1:
+        raise CompareError(f"--alpha must be between 0 and 1, not {args.alpha}")
+    if args.plot is not None:
+        check_plot_path(args.plot)  # before the (long) scoring
+    labels = {}
+    if args.benchmark:
+        bench = benchmark(args.benchmark)
+        labels = {**dict(zip(bench.ids, bench.labels)), bench.name: "Avg"}
+    frame = api(
+        args.baseline,
+        args.systems,
+        args.dataset,
+        benchmark=args.benchmark,
+        measures=args.measures,
+        test=args.test,
+        correction=args.correction,
+        samples=args.samples,
+        seed=args.seed,
+        confidence=args.confidence,
+        progress=True,
+    )
+    if args.plot:
+        logging.getLogger("matplotlib").setLevel(logging.WARNING)  # its font-cache chatter
+        plot_comparison(frame, args.plot, labels, args.alpha)
+    text = format_comparison(
+        frame, args.format, labels, args.alpha, args.samples, args.seed, args.confidence
+    )
+    sys.stdout.write(text)
+    return 0

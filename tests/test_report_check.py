@@ -1,0 +1,132 @@
+"""``ir-bright report --check REFERENCE``: each cell beside the published one, exit status 1
+when one is outside the tolerance, so a reproduction can be a CI step."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from ir_bright import report
+from ir_bright.cli import main
+from tests.test_report import bright, hand_runs  # noqa: F401 - bright is a fixture
+
+REFERENCES = json.loads(
+    (report.Path(report.__file__).parent / "etc" / "reference.json").read_text()
+)["references"]
+ROWS = [(bench, name) for bench, rows in REFERENCES.items() for name in rows]
+
+
+@pytest.fixture
+def published_row(monkeypatch):
+    """Add published rows ``hand`` (the hand runs' cells: Bio 77.5, AoPS 81.5) and ``near``
+    (Bio 77.7) to benchmark bright, as etc/reference.json would hold them."""
+    real = report._etc
+
+    def etc(name):
+        data = real(name)
+        if name != "reference.json":
+            return data
+        rows = dict(data["references"]["bright"])
+        rows["hand"] = {"label": "hand", "values": {"Bio": 77.5, "AoPS": 81.5}, "source": "test"}
+        rows["near"] = {"label": "near", "values": {"Bio": 77.7, "AoPS": 81.5}, "source": "test"}
+        return {"references": {**data["references"], "bright": rows}}
+
+    monkeypatch.setattr(report, "_etc", etc)
+
+
+def check(capsys, *argv):
+    status = main(["report", *argv])
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+@pytest.mark.usefixtures("bright")
+def test_check_passes_a_run_matching_the_published_row(published_row, capsys, tmp_path):
+    hand_runs(tmp_path / "mine")
+    status, out, err = check(capsys, str(tmp_path / "mine"), "-b", "bright", "--check", "hand")
+    assert status == 0, err
+    row = next(line for line in out.splitlines() if line.startswith("| mine"))
+    assert "| 77.5 (77.5 ok) |" in row and "| 81.5 (81.5 ok) |" in row
+    assert "| - |" in row  # a domain the reference does not publish is not checked
+    assert "within 0.05 points" in out and "0 of 2 cells outside" in out
+
+
+@pytest.mark.usefixtures("bright")
+def test_check_fails_a_cell_outside_the_tolerance_with_status_1(
+    published_row, capsys, caplog, tmp_path
+):
+    hand_runs(tmp_path / "mine")
+    status, out, err = check(capsys, str(tmp_path / "mine"), "-b", "bright", "--check", "near")
+    assert status == 1
+    assert "77.5 (77.7 FAIL -0.2)" in out and "81.5 (81.5 ok)" in out
+    assert "1 cells outside the tolerance of near: mine Bio" in caplog.text
+
+
+@pytest.mark.usefixtures("bright")
+def test_a_wider_tolerance_accepts_the_cell(published_row, capsys, tmp_path):
+    hand_runs(tmp_path / "mine")
+    argv = [str(tmp_path / "mine"), "-b", "bright", "--check", "near", "--tolerance", "0.3"]
+    status, out, err = check(capsys, *argv, "--format", "json")
+    assert status == 0, err
+    cells = json.loads(out)["rows"][0]["check"]
+    assert cells["bright/biology"]["within"] and cells["bright/biology"]["published"] == 77.7
+    assert cells["bright/biology"]["difference"] == pytest.approx(77.5 - 77.7, abs=0.05)
+    assert cells["bright/biology"]["tolerance"] == 0.3
+
+
+@pytest.mark.usefixtures("bright")
+def test_check_against_the_papers_row_fails_missing_and_distant_cells(capsys, caplog, tmp_path):
+    hand_runs(tmp_path / "mine")
+    argv = [str(tmp_path / "mine"), "-b", "bright", "--check", "paper-bm25", "--format", "csv"]
+    status, out, err = check(capsys, *argv)
+    assert status == 1
+    assert "77.5 (18.9 FAIL +58.6)" in out and "- (27.2 missing)" in out
+    assert "13 cells outside the tolerance of paper-bm25" in caplog.text  # 12 domains, Avg
+
+
+@pytest.mark.parametrize("bench_name, name", ROWS)
+def test_every_published_row_can_be_checked(bench_name, name):
+    """A system scoring exactly the published cells passes; one cell off by more than the
+    tolerance fails, and only that cell."""
+    bench = report.benchmark(bench_name)
+    spec = REFERENCES[bench_name][name]
+    mean = spec.get("average")
+    values = {
+        d: spec["values"].get(label, mean) / 100 if mean or label in spec["values"] else None
+        for d, label in zip(bench.ids, bench.labels)
+    }
+    exact = report.Row("exact", values, None if mean is None else mean / 100)
+    table = report.Table(bench, bench.measure, [exact])
+    assert report.check(table, name) == []
+    published = [v for v in spec["values"].values()] + ([mean] if mean is not None else [])
+    decimals = 2 if any(round(v, 1) != v for v in published) else 1
+    assert {c.decimals for c in table.checks["exact"].values()} == {decimals}
+    off_values, off_average = dict(values), exact.average
+    labels = dict(zip(bench.ids, bench.labels))
+    first = next((d for d in bench.ids if labels[d] in spec["values"]), None)
+    if first is not None:  # 0.06 points off: outside 0.05
+        off_values[first] += 0.0006
+    else:
+        off_average += 0.0006
+    table = report.Table(bench, bench.measure, [report.Row("off", off_values, off_average)])
+    expected = labels[first] if first is not None else "Avg"
+    assert report.check(table, name, tolerance=0.05) == [f"off {expected}"]
+
+
+@pytest.mark.parametrize(
+    "argv, mentions",
+    [
+        (["--check", "paper-nope"], "no published row"),
+        (["--check", "paper-bm25", "-m", "R@1"], "the published rows are nDCG@10"),
+        (["--tolerance", "0.5"], "--tolerance applies to --check"),
+        (["--check", "paper-bm25", "--tolerance", "-1"], "0 or more points"),
+    ],
+)
+@pytest.mark.usefixtures("bright")
+def test_check_bad_input_is_a_one_line_error(capsys, tmp_path, argv, mentions):
+    hand_runs(tmp_path / "mine")
+    status, out, err = check(capsys, str(tmp_path / "mine"), "-b", "bright", *argv)
+    lines = [line for line in err.splitlines() if line.strip() and "WARNING" not in line]
+    assert status == 2 and out == "" and len(lines) == 1, err
+    assert mentions in lines[0]
