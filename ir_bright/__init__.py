@@ -5,11 +5,11 @@ ir_datasets (replacing the core's defective ``bright/*`` entries) and the ``Offi
 measure with ir_measures.
 """
 
-import logging
+from .log import install as _install_logging
 
 __version__ = "0.1.0"
 
-logging.getLogger(__name__).addHandler(logging.NullHandler())
+_install_logging(console=False)  # [INFO] lines and bars as ir_datasets', quiet when it is
 
 __all__ = [
     "Official",
@@ -51,3 +51,5 @@ except OSError as exc:
 
             raise CacheError(_startup_error)
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+_install_logging()  # the console, after the import-time registration line

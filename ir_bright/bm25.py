@@ -203,15 +203,14 @@ class BM25Index:
         """Index Arrow batches with columns ``doc_id`` and ``text`` (streamed, batch by batch)."""
         bm25s = require("bm25s", "bm25")
         from bm25s.scoring import _score_idf_lucene
-        from tqdm.auto import tqdm
+
+        from .log import progress as bar_of
 
         vocab: dict[str, int] = {}
         doc_ids: list[pa.Array] = []
         parts_doc, parts_term, parts_tf, lengths = [], [], [], []
         offset = 0
-        with tqdm(
-            total=total, unit="doc", desc="BM25 indexing", disable=not progress or None
-        ) as bar:
+        with bar_of(progress, total=total, unit="doc", desc="BM25 indexing") as bar:
             for batch in batches:
                 ids = batch.column("doc_id")
                 texts = batch.column("text").to_pylist()
@@ -527,6 +526,9 @@ def excluded_ids(dataset: Any) -> dict[str, list[str]]:
 
 def query_texts(dataset: Any) -> list[tuple[str, str]]:
     """(query id, text) of every query; the text is the record's ``text`` field."""
+    only_texts = getattr(dataset, "query_texts", None)  # BRIGHT: skips the *_reason files
+    if only_texts is not None:
+        return [(query_id, text or "") for query_id, text in only_texts()]
     result = []
     for query in dataset.queries_iter():
         text = getattr(query, "text", None)
@@ -545,9 +547,8 @@ def retrieve(
     queries: Sequence[tuple[str, str]] | None = None,
 ) -> Iterator[RankedDoc]:
     """Run the baseline on every query of ``dataset`` (an id or dataset object)."""
-    from tqdm.auto import tqdm
-
     from . import registry
+    from .log import progress as bar_of
 
     dataset = registry.load(dataset)
     if k < 1:
@@ -555,9 +556,7 @@ def retrieve(
     queries = list(queries) if queries is not None else query_texts(dataset)
     excluded = excluded_ids(dataset)
     index = index_for(dataset, params, progress=progress)
-    for query_id, text in tqdm(
-        queries, unit="query", desc="BM25 retrieval", disable=not progress or None
-    ):
+    for query_id, text in bar_of(progress, iterable=queries, unit="query", desc="BM25 retrieval"):
         rows = index.rows_of(excluded.get(query_id, ()))
         for rank, (doc_id, score) in enumerate(
             index.search(text, k, rows, query_side=query_side), start=1

@@ -80,6 +80,12 @@ class _ExamplesQueries(BaseQueries):
         rows = read_columns(_file(_reason_config(model), self._split).fetch(), ["id", "query"])
         return dict(zip(map(str, rows["id"]), rows["query"]))
 
+    def query_texts(self) -> Iterator[tuple[str, str]]:
+        """``(query id, text)`` of every query, reading only the files the text comes from
+        (for retrievers: ``queries_iter()`` also reads every file of the other fields)."""
+        for query in self.queries_iter():
+            yield query.query_id, query.text
+
     def queries_count(self) -> int | None:
         """The cached ``examples`` file's row count, or None (the recorded count is used)."""
         return cached_row_count(_file("examples", self._split))
@@ -114,6 +120,11 @@ class BrightQueries(_ExamplesQueries):
                 rows["gold_answer"][i],
                 *(texts.get(query_id) for texts in reasons),
             )
+
+    def query_texts(self) -> Iterator[tuple[str, str]]:
+        """``(query id, post)`` of every query, from ``examples`` alone."""
+        rows = self._examples()
+        yield from zip(rows["id"], rows["query"])
 
     def _llm_texts_or_none(self, model: str) -> dict[str, str]:
         try:

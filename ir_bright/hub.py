@@ -300,16 +300,14 @@ def _int_or_none(value: str | None) -> int | None:
 
 
 def _progress(file: HubFile, total: int | None):
-    from tqdm.auto import tqdm
+    from .log import progress
 
-    return tqdm(
+    return progress(
         total=total or file.size,
         unit="B",
         unit_scale=True,
         unit_divisor=1024,
         desc=Path(file.path).name,
-        leave=False,
-        disable=None,  # shown on a terminal only
     )
 
 

@@ -98,7 +98,10 @@ class Official(Measure):
         return f"{NAME}({self.params['measure']!r})" if "measure" in self.params else NAME
 
     def aggregator(self):
-        """The wrapped measure's aggregator (a mean for every BRIGHT measure)."""
+        """The wrapped measure's aggregator (a mean for every BRIGHT measure); the bare
+        registry entry ``Official`` gets ir_measures' default (a mean), as stock entries do."""
+        if "measure" not in self.params:
+            return super().aggregator()
         return self.inner.aggregator()
 
 

@@ -30,6 +30,7 @@ from ir_datasets.formats import BaseDocs, GenericDoc
 from ir_datasets.indices import Docstore
 
 from .errors import CacheError
+from .log import progress
 
 __all__ = [
     "ArrowStore",
@@ -40,6 +41,8 @@ __all__ = [
     "open_parquet",
     "read_batches",
     "read_columns",
+    "read_row_range",
+    "shard_rows",
 ]
 
 logger = logging.getLogger(__name__)
@@ -76,6 +79,61 @@ def read_batches(
         yield from batches
     except (pa.ArrowException, OSError) as exc:
         raise CacheError(_unreadable(path, exc)) from exc
+
+
+def shard_rows(rows: int, shard: int | None, num_shards: int | None) -> tuple[int, int]:
+    """Rows ``[start, stop)`` of shard ``shard`` of ``num_shards`` over ``rows`` rows: the
+    shards are contiguous, disjoint, cover every row in order and differ by at most one row.
+    No shard asked (both None) is every row; anything else invalid raises ``ValueError``."""
+    if shard is None and num_shards is None:
+        return 0, rows
+    if isinstance(shard, bool) or isinstance(num_shards, bool):
+        raise ValueError("shard and num_shards are integers, not booleans")
+    if not isinstance(shard, int) or not isinstance(num_shards, int) or num_shards < 1:
+        raise ValueError(
+            f"give both shard and num_shards as integers, num_shards >= 1 (got shard={shard!r},"
+            f" num_shards={num_shards!r})"
+        )
+    if not 0 <= shard < num_shards:
+        raise ValueError(f"shard must be in 0..{num_shards - 1}, not {shard}")
+    return shard * rows // num_shards, (shard + 1) * rows // num_shards
+
+
+def read_row_range(
+    path: str | os.PathLike,
+    columns: Sequence[str],
+    start: int,
+    stop: int,
+    batch_size: int = BATCH_ROWS,
+) -> Iterator[pa.RecordBatch]:
+    """Rows ``[start, stop)`` of a parquet file as record batches, decoding only the row groups
+    that hold them (for data-parallel workers, each reading its own shard)."""
+    parquet = open_parquet(path)
+    _check_columns(parquet, path, columns)
+    meta = parquet.metadata
+    groups, first_row, position = [], None, 0
+    for index in range(meta.num_row_groups):
+        rows = meta.row_group(index).num_rows
+        if position < stop and position + rows > start:
+            groups.append(index)
+            first_row = position if first_row is None else first_row
+        position += rows
+    if not groups:
+        parquet.close()
+        return
+    position = first_row
+    try:
+        for batch in parquet.iter_batches(batch_size, row_groups=groups, columns=list(columns)):
+            low, high = max(start - position, 0), min(stop - position, batch.num_rows)
+            if high > low:
+                yield batch.slice(low, high - low)
+            position += batch.num_rows
+            if position >= stop:
+                break
+    except (pa.ArrowException, OSError) as exc:
+        raise CacheError(_unreadable(path, exc)) from exc
+    finally:
+        parquet.close()
 
 
 def open_parquet(path: str | os.PathLike) -> pq.ParquetFile:
@@ -267,9 +325,16 @@ class ArrowStore:
                 try:
                     schema = open_parquet(parquet).schema_arrow
                     schema = pa.schema([schema.field(name) for name in self._columns])
-                    with ipc.new_file(str(partial), schema) as writer:
+                    rows = open_parquet(parquet).metadata.num_rows
+                    with (
+                        ipc.new_file(str(partial), schema) as writer,
+                        progress(
+                            total=rows, unit="doc", unit_scale=True, desc="store " + parquet.name
+                        ) as bar,
+                    ):
                         for batch in read_batches(parquet, self._columns):
                             writer.write_batch(batch)
+                            bar.update(batch.num_rows)
                     os.replace(partial, target)
                 except BaseException:
                     partial.unlink(missing_ok=True)
@@ -458,19 +523,43 @@ class ParquetDocs(BaseDocs):
         """Random access by doc id; built on first lookup, then memory-mapped."""
         return StoreDocstore(self._store, GenericDoc, GenericDoc._make)
 
-    def docs_arrow(self, batch_size: int = BATCH_ROWS) -> Iterator[pa.RecordBatch]:
-        """The corpus as Arrow record batches with columns ``doc_id`` and ``text``."""
+    def docs_arrow(
+        self,
+        batch_size: int = BATCH_ROWS,
+        shard: int | None = None,
+        num_shards: int | None = None,
+    ) -> Iterator[pa.RecordBatch]:
+        """The corpus as Arrow record batches with columns ``doc_id`` and ``text``.
+
+        ``shard=i, num_shards=n`` gives worker ``i`` of ``n`` its contiguous share of the
+        rows (the shards are disjoint and cover the corpus in order), reading only the row
+        groups (or, once the store is built, the memory-mapped pages) that hold it.
+        """
         names = ["doc_id", "text"]
+        columns = [self.ID_COLUMN, self.TEXT_COLUMN]
+        sharded = shard is not None or num_shards is not None
         if self._store.built():
-            batches = _rebatched(self._store.batches(), batch_size)
+            if sharded:
+                start, stop = shard_rows(len(self._store), shard, num_shards)
+                part = self._store.table().slice(start, stop - start)
+                batches = _rebatched(part.to_batches(max_chunksize=batch_size), batch_size)
+            else:
+                batches = _rebatched(self._store.batches(), batch_size)
+        elif sharded:
+            path = self.docs_path()
+            start, stop = shard_rows(cached_row_count(self._hub_file), shard, num_shards)
+            batches = read_row_range(path, columns, start, stop, batch_size)
         else:
-            batches = read_batches(self.docs_path(), [self.ID_COLUMN, self.TEXT_COLUMN], batch_size)
+            batches = read_batches(self.docs_path(), columns, batch_size)
         for batch in batches:
             yield pa.RecordBatch.from_arrays(batch.columns, names=names)
 
-    def docs_dataframes(self, batch_size: int = 65536):
-        """The corpus as pandas DataFrames of ``batch_size`` rows (columns doc_id, text)."""
-        for batch in self.docs_arrow(batch_size):
+    def docs_dataframes(
+        self, batch_size: int = 65536, shard: int | None = None, num_shards: int | None = None
+    ):
+        """The corpus as pandas DataFrames of ``batch_size`` rows (columns doc_id, text);
+        ``shard`` / ``num_shards`` as for :meth:`docs_arrow`."""
+        for batch in self.docs_arrow(batch_size, shard=shard, num_shards=num_shards):
             yield batch.to_pandas()
 
     def docs_count(self) -> int | None:

@@ -109,7 +109,13 @@ def _dataset_class() -> type:
         """An ir_datasets-backed PyTerrier dataset whose topics default to the query text."""
 
         def get_topics(self, variant: str | None = None, tokenise_query: Any = None) -> Any:
-            """Topics ``qid, query``; ``query`` is the ``text`` field unless ``variant``."""
+            """Topics ``qid, query``; ``query`` is the ``text`` field unless ``variant``. The
+            text alone reads only the files it comes from (no ``*_reason`` downloads)."""
+            texts = getattr(self.irds_ref(), "query_texts", None)
+            if variant in (None, "text") and texts is not None:
+                import pandas as pd
+
+                return pd.DataFrame(list(texts()), columns=["qid", "query"])
             return super().get_topics(variant or "text")
 
         def __repr__(self) -> str:

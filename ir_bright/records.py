@@ -2,11 +2,17 @@
 
 Docs of text corpora are ir_datasets' own ``GenericDoc(doc_id, text)``; qrels are
 ``TrecQrel(query_id, doc_id, relevance, iteration)``. The query types are below.
+
+The annotations are ir_datasets' contract, not only hints: its exporter (``python -m
+ir_datasets export``), its documentation and its tests read ``__annotations__`` as runtime
+types, exporting a field only when the type *is* ``str``, ``int`` or ``float`` or a
+``typing.Tuple[X, ...]`` of one. So this module does not use ``from __future__ import
+annotations``, a field that may be None is declared by the type of its value (as the core's
+``BrightQuery`` does), and tuples are spelled ``Tuple[str, ...]`` (the builtin spelling is
+skipped by the exporter).
 """
 
-from __future__ import annotations
-
-from typing import NamedTuple
+from typing import NamedTuple, Tuple  # noqa: UP035 - ir_datasets' exporter tests for Tuple
 
 from ir_datasets.formats import GenericDoc, TrecQrel
 
@@ -37,11 +43,11 @@ class BrightQuery(NamedTuple):
     text: str
     reasoning: str
     gold_answer: str
-    gemini_1_0_reason: str | None
-    claude_3_opus_reason: str | None
-    gpt4_reason: str | None
-    grit_reason: str | None
-    llama3_70b_reason: str | None
+    gemini_1_0_reason: str
+    claude_3_opus_reason: str
+    gpt4_reason: str
+    grit_reason: str
+    llama3_70b_reason: str
 
     def default_text(self) -> str:
         """The text a retriever should use: the post."""
@@ -77,7 +83,7 @@ class MMBrightQuery(NamedTuple):
 
     query_id: str
     text: str
-    gold_answers: tuple[str, ...]
+    gold_answers: Tuple[str, ...]  # noqa: UP006
 
     def default_text(self) -> str:
         """The text a retriever should use: the post."""
@@ -94,9 +100,9 @@ class MMBrightMultimodalQuery(NamedTuple):
 
     query_id: str
     text: str
-    image_ids: tuple[str, ...]
-    images: tuple[bytes, ...]
-    gold_answers: tuple[str, ...]
+    image_ids: Tuple[str, ...]  # noqa: UP006
+    images: Tuple[bytes, ...]  # noqa: UP006
+    gold_answers: Tuple[str, ...]  # noqa: UP006
 
     def default_text(self) -> str:
         """The text part of the query."""
@@ -122,8 +128,8 @@ class MMBrightPairDoc(NamedTuple):
     doc_id: str
     passage_id: str
     text: str
-    image_id: str | None
-    image: bytes | None
+    image_id: str
+    image: bytes
 
     def default_text(self) -> str:
         """The passage's text."""

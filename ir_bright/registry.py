@@ -136,7 +136,7 @@ def dataset(
     hub files the dataset reads, exposed as ``dataset.hub_files()``.
     """
     inner = Dataset(*components, HubFiles(files))
-    provider = MetadataProvider(lambda: {dataset_id: dict(metadata)})
+    provider = CountingMetadata(dataset_id, metadata, inner)
     return Dataset(MetadataComponent(dataset_id, inner, provider), inner)
 
 
@@ -145,6 +145,25 @@ def collection_root(namespace: str, collection: Mapping[str, Any]) -> Dataset:
     ``collection`` section of its documentation yaml."""
     fields = ("pretty_name", "desc", "bibtex", "website")
     return dataset(namespace, Documentation({k: collection[k] for k in fields}), metadata={})
+
+
+class CountingMetadata(MetadataProvider):
+    """Declared metadata, completed by the counts the components know once their files are
+    cached: ``metadata()`` then has a ``count`` for every entity type, as ``*_count()`` does."""
+
+    def __init__(self, dataset_id: str, metadata: Mapping[str, Any], components: Dataset):
+        super().__init__(lambda: {dataset_id: dict(metadata)})
+        self._components = components
+
+    def get_metadata(self, dsid: str, entity_type: Any) -> dict[str, Any]:
+        """The declared facts of ``entity_type``, plus its ``count`` if now known."""
+        found = dict(super().get_metadata(dsid, entity_type))
+        kind = ir_datasets.EntityType(entity_type).value
+        if "count" not in found and self._components.has(kind):
+            count = getattr(self._components, f"{kind}_count", lambda: None)()
+            if count is not None:
+                found["count"] = count
+        return found
 
 
 def load(dataset: str | Any) -> Any:

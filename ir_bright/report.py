@@ -1,8 +1,10 @@
 """Paper-style tables (and a bar chart) from a folder of runs, scored officially.
 
 A *benchmark* (``etc/benchmarks.json``) is an ordered list of dataset ids with the column labels
-the papers print and a headline measure: ``bright`` (12 domains, nDCG@10), ``bright-long``
-(8 domains, R@1), ``mm-bright-task1`` ... ``mm-bright-task4`` (29 domains, nDCG@10).
+the papers print and a headline measure: ``bright`` (12 domains, nDCG@10), ``bright-<model>-reason``
+(the same domains with an LLM's reasoning as queries), ``bright-long`` (8 domains, R@1),
+``mm-bright-task1`` ... ``mm-bright-task4``, ``mm-bright-task4-legacy`` (29 domains, nDCG@10).
+Without a benchmark, :func:`infer_benchmark` picks the one the run files belong to.
 
 Finding the runs (:func:`collect`). Each argument is one of
 
@@ -160,6 +162,45 @@ def benchmark(name: str) -> Benchmark:
     )
 
 
+def benchmarks_of(dataset_id: str) -> list[str]:
+    """The benchmarks that have ``dataset_id`` as a column."""
+    known = _etc("benchmarks.json")["benchmarks"]
+    return [
+        name for name, spec in known.items() if dataset_id in {c["id"] for c in spec["columns"]}
+    ]
+
+
+def infer_benchmark(arguments: Sequence[str]) -> Benchmark:
+    """The one benchmark the run files among ``arguments`` (scanned as :func:`collect` scans
+    them) belong to; a one-line error when they name none or several."""
+    found: dict[str, int] = {}
+    for dataset_id in _named_datasets(arguments):
+        for name in benchmarks_of(dataset_id):
+            found[name] = found.get(name, 0) + 1
+    if len(found) == 1:
+        return benchmark(next(iter(found)))
+    if not found:
+        raise ReportError(
+            "no run file named after a dataset of any benchmark: name runs like "
+            f"{filename_for('bright/biology')} or pass --benchmark and ID=PATH"
+        )
+    listed = ", ".join(f"{name} ({count} runs)" for name, count in found.items())
+    raise ReportError(f"the runs belong to several benchmarks: {listed}; pick one with --benchmark")
+
+
+def _named_datasets(arguments: Sequence[str]) -> Iterable[str]:
+    for argument in arguments:
+        path = Path(argument)
+        if "=" in argument and not path.exists():
+            yield argument.partition("=")[0]
+        elif path.is_file():
+            yield dataset_from_filename(path.name)
+        elif path.is_dir():
+            for inner in sorted(path.iterdir()):
+                files = sorted(inner.iterdir()) if inner.is_dir() else [inner]
+                yield from (dataset_from_filename(f.name) for f in files if f.is_file())
+
+
 def filename_for(dataset_id: str, suffix: str = ".trec") -> str:
     """The run file name of ``dataset_id`` under the naming rule: ``bright__biology.trec``."""
     return dataset_id.replace("/", "__") + suffix
@@ -203,6 +244,12 @@ def collect(arguments: Sequence[str], bench: Benchmark, name: str = DEFAULT_SYST
         if path.is_file():
             dataset_id = dataset_from_filename(path.name)
             if dataset_id not in wanted:
+                others = benchmarks_of(dataset_id)
+                if others:
+                    raise ReportError(
+                        f"{path}: the file name names no dataset of {bench.name} but "
+                        f"{dataset_id}, of {' and '.join(others)}: pass --benchmark {others[0]}"
+                    )
                 raise ReportError(
                     f"{path}: the file name names no dataset of {bench.name}: name runs "
                     f"{filename_for(bench.ids[0])} (the id, / written __) or pass ID=PATH"
@@ -240,9 +287,21 @@ def collect(arguments: Sequence[str], bench: Benchmark, name: str = DEFAULT_SYST
 
 def _folder_system(folder: Path, wanted: set[str]) -> System:
     system = System(folder.resolve().name)
+    elsewhere: dict[str, int] = {}
     for path in sorted(folder.iterdir()):
-        if path.is_file() and dataset_from_filename(path.name) in wanted:
-            _add(system, dataset_from_filename(path.name), path)
+        if not path.is_file():
+            continue
+        dataset_id = dataset_from_filename(path.name)
+        if dataset_id in wanted:
+            _add(system, dataset_id, path)
+        for name in benchmarks_of(dataset_id) if dataset_id not in wanted else ():
+            elsewhere[name] = elsewhere.get(name, 0) + 1
+    if elsewhere:
+        logger.warning(
+            "%s: skipping runs of other benchmarks (%s): report them with --benchmark",
+            folder,
+            ", ".join(f"{name}: {count}" for name, count in elsewhere.items()),
+        )
     return system
 
 
@@ -261,8 +320,7 @@ def score(
     progress: bool = True,
 ) -> Table:
     """Score every run officially; one :class:`Row` per system."""
-    from tqdm.auto import tqdm
-
+    from .log import progress as bar_of
     from .scoring import Scorer, parse_measures
 
     measure = measure or bench.measure
@@ -270,7 +328,7 @@ def score(
     key = str(parsed)
     values: dict[str, dict[str, float | None]] = {s.name: {} for s in systems}
     total = sum(len(s.runs) for s in systems)
-    with tqdm(total=total, unit="run", desc="scoring", disable=not progress or None) as bar:
+    with bar_of(progress, total=total, unit="run", desc="scoring") as bar:
         for dataset_id in bench.ids:
             scorer = None
             for system in systems:

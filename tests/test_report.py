@@ -312,7 +312,7 @@ def test_latex_output_is_a_tabular_with_escaped_names(bright, capsys, tmp_path):
             "the published rows are nDCG@10",
         ),
         (["report", "{tmp}/mine", "-b", "brite"], "invalid choice"),
-        (["report", "{tmp}/mine"], "required"),
+        (["report", "{tmp}/empty"], "no run file named after a dataset of any benchmark"),
         (["report", "{tmp}/bad", "-b", "bright"], "bad.trec"),
     ],
 )

@@ -175,6 +175,7 @@ def _configure_logging(verbose: int, quiet: bool) -> None:
     from ir_datasets import log  # it logs "[INFO] ..." through a handler of its own
 
     log.easy().logger().setLevel(logging.ERROR if quiet else logging.INFO)
+    logging.getLogger("ir_bright").setLevel(level)  # else it follows ir_datasets' (no DEBUG)
 
 
 def entry_point() -> None:  # pragma: no cover - console script shim

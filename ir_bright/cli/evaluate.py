@@ -1,7 +1,9 @@
 """``ir-bright evaluate DATASET RUN [RUN ...]``: official scores of TREC run files.
 
 Every run is read and scored before anything is printed, so a bad run gives one error line
-(exit status 2) and no partial table. Results go to stdout, warnings to stderr.
+(exit status 2) and no partial table. Results go to stdout, warnings to stderr. ``--stock``
+adds, beside each official value, the value stock ir_measures gives the same run and the
+dataset's qrels (excluded documents left in place), labelled ``stock:<measure>``.
 """
 
 from __future__ import annotations
@@ -13,12 +15,13 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from ..scoring import Scorer
+from ..scoring import Scorer, read_run
 from . import add_subcommand
 
 FORMATS = ("table", "json", "csv")
 Results = list[tuple[str, dict[str, Any]]]  # (run path, scores) in command-line order
 MEAN_ROW = "all"
+STOCK = "stock:"
 
 EPILOG = """\
 Every measure is computed under the official protocol: each query's excluded documents are
@@ -32,6 +35,7 @@ examples:
   ir-bright evaluate bright/biology a.run b.run.gz -m nDCG@10 -m R@100 -m RR
   ir-bright evaluate bright/pony-long run.txt --per-query --format csv > per_query.csv
   ir-bright evaluate bright/leetcode/gpt4-reason run.trec --format json
+  ir-bright evaluate bright/aops bm25.run --stock     nDCG@10 and stock:nDCG@10 side by side
   ir-bright bm25 bright/pony | ir-bright evaluate bright/pony -
 """
 
@@ -68,6 +72,12 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         action="store_true",
         help=f"one row per run and query, then the run's mean as query '{MEAN_ROW}'",
     )
+    parser.add_argument(
+        "--stock",
+        action="store_true",
+        help=f"also score each measure as stock ir_measures / trec_eval do (excluded documents "
+        f"kept in the ranking), in a column {STOCK}<measure> beside the official one",
+    )
     parser.add_argument("--format", choices=FORMATS, default="table", help="output format")
     return parser
 
@@ -75,17 +85,61 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 def run(args: argparse.Namespace) -> int:
     """Score every run and print the results; errors propagate as IrBrightError."""
     scorer = Scorer(args.dataset, args.measures)
-    results = [(path, _score(scorer, path, args.per_query)) for path in args.runs]
+    stock = StockScorer(scorer) if args.stock else None
+    results = [(path, _score(scorer, stock, path, args.per_query)) for path in args.runs]
+    names = scorer.names
+    if stock is not None:
+        names = [name for official in names for name in (official, STOCK + official)]
     write = {"table": _write_table, "json": _write_json, "csv": _write_csv}[args.format]
-    write(results, scorer.names, args.per_query)
+    write(results, names, args.per_query)
     return 0
 
 
-def _score(scorer: Scorer, path: str, per_query: bool) -> dict[str, Any]:
+class StockScorer:
+    """The scorer's measures as stock ir_measures computes them on the dataset's own qrels:
+    excluded documents (-100) stay in the ranking with a gain of 0 and nothing is cut.
+
+    A query judged only below 0 has no relevant document, so every stock measure gives it 0
+    whatever its ranking; its ranking is left out, because pytrec_eval crashes the process on
+    a ranked query without a judgement of 0 or more (ir_measures then gives the 0 itself).
+    """
+
+    def __init__(self, scorer: Scorer):
+        import ir_measures
+
+        qrels = list(scorer.dataset.qrels_iter())
+        self.measures = [m.inner for m in scorer.measures]
+        self.evaluator = ir_measures.evaluator(self.measures, qrels)
+        judged = {q.query_id for q in qrels if q.relevance >= 0}
+        self.unjudged = {q.query_id for q in qrels if q.query_id not in judged}
+
+    def _run(self, ranked: dict[str, dict[str, float]]) -> dict[str, dict[str, float]]:
+        return {q: docs for q, docs in ranked.items() if q not in self.unjudged}
+
+    def evaluate(self, ranked: dict[str, dict[str, float]]) -> dict[str, float]:
+        """``{stock:<measure>: mean}``, the mean ir_measures takes (over the qrels' queries)."""
+        values = self.evaluator.calc_aggregate(self._run(ranked))
+        return {STOCK + str(m): float(values[m]) for m in self.measures}
+
+    def per_query(self, ranked: dict[str, dict[str, float]]) -> dict[str, dict[str, float]]:
+        """``{query_id: {stock:<measure>: value}}``."""
+        result: dict[str, dict[str, float]] = {}
+        for metric in self.evaluator.iter_calc(self._run(ranked)):
+            result.setdefault(metric.query_id, {})[STOCK + str(metric.measure)] = metric.value
+        return result
+
+
+def _score(scorer: Scorer, stock: StockScorer | None, path: str, per_query: bool) -> dict:
+    ranked = read_run(path, path) if stock is not None else path  # read once: stdin works
     if not per_query:
-        return scorer.evaluate(path, path)
-    rows = scorer.per_query(path, path)
+        values = scorer.evaluate(ranked, path)
+        return values if stock is None else {**values, **stock.evaluate(ranked)}
+    rows = scorer.per_query(ranked, path)
     rows[MEAN_ROW] = _means(rows, scorer)
+    if stock is not None:
+        stock_rows = stock.per_query(ranked)
+        stock_rows[MEAN_ROW] = stock.evaluate(ranked)
+        rows = {query_id: {**values, **stock_rows[query_id]} for query_id, values in rows.items()}
     return rows
 
 

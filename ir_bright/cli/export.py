@@ -78,32 +78,9 @@ def run(args: argparse.Namespace) -> int:
     writers = (
         irds_export.QRELS_EXPORTERS if args.entity == "qrels" else irds_export.DEFAULT_EXPORTERS
     )
-    writer = writers[fmt](_plain_types(record_cls), sys.stdout, fields)
+    writer = writers[fmt](record_cls, sys.stdout, fields)
     for record in getattr(dataset, f"{args.entity}_iter")():
         writer.next(record)
     writer.flush()
     return 0
 
-
-def _plain_types(record_cls: type) -> type:
-    """``record_cls`` as ir_datasets' writers expect it: ``__annotations__`` holding types, not
-    strings (records declared under ``from __future__ import annotations``), optional text
-    fields (``str | None``) seen as ``str``, and ``tuple[str, ...]`` as ``typing.Tuple[str,
-    ...]`` (which the writers export; they would skip the builtin spelling)."""
-    import typing
-
-    try:
-        hints = typing.get_type_hints(record_cls)
-    except Exception:  # noqa: BLE001 - unresolvable hints: keep the class as it is
-        return record_cls
-    plain = {}
-    for name in record_cls._fields:
-        hint = hints.get(name, str)
-        args = [a for a in typing.get_args(hint) if a is not type(None)]
-        if args and len(args) == 1 and args[0] in (str, int, float):
-            hint = args[0]
-        elif typing.get_origin(hint) is tuple and len(args) == 2 and args[1] is Ellipsis:
-            if args[0] in (str, int, float):
-                hint = typing.Tuple[args[0], ...]  # noqa: UP006 - the writers test for Tuple
-        plain[name] = hint
-    return type(record_cls.__name__, (), {"_fields": record_cls._fields, "__annotations__": plain})

@@ -22,11 +22,13 @@ examples:
   ir-bright report runs/ --benchmark bright --reference paper-bm25 --plot bright.png
   ir-bright report bright/pony=pony.trec bright/aops=aops.trec --name mine --format json
   ir-bright report runs/long --benchmark bright-long --format latex
+  ir-bright report runs/gpt4 --reference paper-bm25-gpt4-reason  # bright__*__gpt4-reason.trec
   ir-bright report runs/bm25-qs -b bright --check pyserini-bm25-query-side --tolerance 0.5
 --check exits with status 1 when a published cell is outside the tolerance or has no run, so a
 reproduction can be a CI step.
 references (published rows, --reference): bright: paper-bm25, paper-bm25-gpt4-reason,
-pyserini-bm25, pyserini-bm25-query-side; bright-long: paper-bm25 (average only);
+pyserini-bm25, pyserini-bm25-query-side; bright-gpt4-reason: paper-bm25-gpt4-reason;
+bright-long: paper-bm25 (average only);
 mm-bright-task1..3: paper-<model> (averages only), e.g. paper-bm25."""
 
 
@@ -45,7 +47,13 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     parser.add_argument(
         "runs", nargs="+", metavar="RUN_DIR_OR_FILE", help="folders, run files or ID=PATH"
     )
-    parser.add_argument("--benchmark", "-b", required=True, choices=benchmark_names())
+    parser.add_argument(
+        "--benchmark",
+        "-b",
+        choices=benchmark_names(),
+        metavar="NAME",
+        help=f"one of {', '.join(benchmark_names())}; default: the one the run files belong to",
+    )
     parser.add_argument(
         "--format", choices=("markdown", "csv", "latex", "json"), default="markdown"
     )
@@ -79,7 +87,10 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 def run(args: argparse.Namespace) -> int:
     from .. import report
 
-    bench = report.benchmark(args.benchmark)
+    if args.benchmark is None:
+        bench = report.infer_benchmark(args.runs)
+    else:
+        bench = report.benchmark(args.benchmark)
     names = [n.strip() for value in args.reference for n in value.split(",") if n.strip()]
     if args.plot is not None:
         report.check_plot_path(args.plot)  # before the (long) scoring

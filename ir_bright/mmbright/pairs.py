@@ -16,6 +16,7 @@ import pyarrow as pa
 from ir_datasets.formats import BaseDocs
 from ir_datasets.indices import Docstore
 
+from ..counts import cached_count
 from ..parquet import ArrowStore, read_batches
 from ..records import MMBrightPairDoc
 from .images import ImageCorpus
@@ -140,9 +141,13 @@ class PairDocs(BaseDocs):
         """Random access by pair id."""
         return PairDocstore(self._corpus())
 
-    def docs_count(self) -> None:
-        """Not published; ``ir_bright.mmbright.summary`` counts the pairs."""
-        return None
+    def docs_count(self) -> int | None:
+        """Published nowhere: known once the passages and document images are cached (the
+        pairs are counted once, by id, then the count is stored)."""
+        corpus = self._corpus()
+        inputs = [corpus.passages_file, corpus.images.hub_file]
+        count = lambda: sum(1 for _ in corpus.pair_ids())  # noqa: E731
+        return cached_count(f"pairs {self._rule}", inputs, count)
 
     def docs_cls(self) -> type:
         """``MMBrightPairDoc``."""

@@ -21,12 +21,13 @@ from dataclasses import dataclass, field
 
 from ir_datasets.formats import BaseQrels, BaseQueries, TrecQrel
 
+from ..counts import cached_count
 from ..judgements import EXCLUDED, query_qrels
 from ..records import MMBrightMultimodalQuery, MMBrightQuery
 from .images import ImageCorpus
 from .keys import image_key, pair_id
 from .pairs import PairCorpus
-from .source import EXAMPLES, MULTIMODAL, query_rows, unique
+from .source import DOC_IMAGES, DOCUMENTS, EXAMPLES, MULTIMODAL, file, query_rows, unique
 
 __all__ = [
     "TextQueries",
@@ -96,6 +97,10 @@ class MultimodalQueries(_Queries):
 class _Qrels(BaseQrels):
     DEFS: dict[int, str] = {}
 
+    def _count(self, name: str, inputs: list) -> int | None:
+        """The number of qrels, once ``inputs`` are cached (computed once, then stored)."""
+        return cached_count(name, inputs, lambda: sum(1 for _ in self.qrels_iter()))
+
     def qrels_cls(self) -> type:
         """``TrecQrel``."""
         return TrecQrel
@@ -119,6 +124,10 @@ class TextQrels(_Qrels):
         for row in query_rows(self._config, self._domain):
             yield from query_qrels(row.query_id, ((g, 1) for g in row.gold_ids), row.negative_ids)
 
+    def qrels_count(self) -> int | None:
+        """Known once the query file is cached."""
+        return self._count(f"qrels {self._config}", [file(self._config, self._domain)])
+
 
 class ImageQrels(_Qrels):
     """Task 3: positive images 1, no exclusions."""
@@ -132,6 +141,10 @@ class ImageQrels(_Qrels):
         """The qrels query by query, in row order."""
         for row in query_rows(MULTIMODAL, self._domain):
             yield from query_qrels(row.query_id, ((p, 1) for p in row.positive_images))
+
+    def qrels_count(self) -> int | None:
+        """Known once ``examples_multimodal`` is cached."""
+        return self._count("qrels task3", [file(MULTIMODAL, self._domain)])
 
 
 @dataclass
@@ -196,3 +209,10 @@ class PairQrels(_Qrels):
     def qrels_iter(self) -> Iterator[TrecQrel]:
         """The qrels query by query, in row order."""
         yield from task4_judgements(self._corpus()).qrels
+
+    def qrels_count(self) -> int | None:
+        """Known once the passages, document images and multimodal queries are cached (the
+        image verdict is computed then if it is not yet)."""
+        corpus = self._corpus()
+        inputs = [file(c, corpus.domain) for c in (DOCUMENTS, DOC_IMAGES, MULTIMODAL)]
+        return self._count(f"qrels task4 {corpus.rule}", inputs)

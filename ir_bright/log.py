@@ -1,0 +1,102 @@
+"""Logs and progress bars the way ir_datasets reports them, wherever the user looks.
+
+ir_datasets' loaders print ``[INFO] ...`` lines and tqdm bars on stderr with no logging set
+up (a notebook, a script), and go quiet when its logger (``logging.getLogger("ir_datasets")``)
+is given a higher level. ir_bright's loggers (``ir_bright.*``, one per module) follow it:
+
+- the ``ir_bright`` logger takes ir_datasets' logger's level unless it is given one itself
+  (the command line's ``-q`` / ``-v`` set both), so silencing ir_datasets silences ir_bright;
+- with no logging configured (the root logger has no handler), records print as
+  ``[LEVEL] message`` through ``tqdm.write`` (bars stay intact), as ir_datasets' do; once the
+  user configures logging, records propagate to their handlers as usual;
+- :func:`progress` makes every bar (downloads, store and index builds, scoring): shown on a
+  terminal and in IPython / Jupyter, hidden when the logger is quiet or the caller says so.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+from typing import Any
+
+__all__ = ["install", "progress", "quiet"]
+
+NAME = "ir_bright"
+IR_DATASETS = "ir_datasets"
+FORMAT = "[%(levelname)s] %(message)s"  # ir_datasets' console format
+
+
+class _FollowsIrDatasets(logging.Logger):
+    """The ``ir_bright`` logger: without a level of its own, ir_datasets' logger's level (its
+    default, INFO, while that logger has none yet). Python re-reads ``level`` after any
+    ``setLevel`` anywhere, so a change to ir_datasets' logger takes effect at once."""
+
+    @property
+    def level(self) -> int:  # type: ignore[override]
+        own = self.__dict__.get("_own_level", logging.NOTSET)
+        if own != logging.NOTSET:
+            return own
+        return logging.getLogger(IR_DATASETS).level or logging.INFO
+
+    @level.setter
+    def level(self, value: int) -> None:
+        self.__dict__["_own_level"] = value
+
+
+class _ConsoleWhenUnconfigured(logging.Handler):
+    """Prints records as ir_datasets' console handler does, unless the user configured
+    logging (then the root logger's handlers show them)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.setFormatter(logging.Formatter(FORMAT))
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if logging.getLogger().handlers:
+            return
+        try:
+            from tqdm import tqdm
+
+            tqdm.write(self.format(record), file=sys.stderr)
+        except Exception:  # noqa: BLE001 - logging must never raise into the caller
+            self.handleError(record)
+
+
+def install(console: bool = True) -> logging.Logger:
+    """Make the ``ir_bright`` logger follow ir_datasets' level and, with ``console``, print
+    when logging is not configured (idempotent). The package installs the console after its
+    import-time registration, whose one line stays out of every notebook and ``-q`` run."""
+    logger = logging.getLogger(NAME)
+    if not isinstance(logger, _FollowsIrDatasets):
+        own = logger.__dict__.pop("level", logging.NOTSET)
+        logger.__class__ = _FollowsIrDatasets
+        logger.level = own
+        logging.Logger.manager._clear_cache()
+    if console and not any(isinstance(h, _ConsoleWhenUnconfigured) for h in logger.handlers):
+        logger.addHandler(_ConsoleWhenUnconfigured())
+    return logger
+
+
+def quiet() -> bool:
+    """Whether INFO lines (and so progress bars) are silenced."""
+    return not logging.getLogger(NAME).isEnabledFor(logging.INFO)
+
+
+def progress(enabled: bool = True, **options: Any):
+    """A tqdm bar on stderr (``total``, ``unit``, ``desc`` ... as tqdm takes them): hidden when
+    ``enabled`` is false or the logs are quiet, shown in IPython / Jupyter even though their
+    stderr is no terminal, elsewhere shown on a terminal only."""
+    from tqdm import tqdm
+
+    if not enabled or quiet():
+        disable: bool | None = True
+    else:
+        disable = False if _interactive() else None
+    options.setdefault("leave", False)
+    return tqdm(file=sys.stderr, disable=disable, **options)
+
+
+def _interactive() -> bool:
+    """Running in IPython or a Jupyter kernel (where ir_datasets' bars show too)."""
+    shell = sys.modules.get("IPython")
+    return shell is not None and getattr(shell, "get_ipython", lambda: None)() is not None
