@@ -140,6 +140,13 @@ def dataset(
     return Dataset(MetadataComponent(dataset_id, inner, provider), inner)
 
 
+def collection_root(namespace: str, collection: Mapping[str, Any]) -> Dataset:
+    """The dataset of a collection's bare id (``mm-bright``): its documentation only, from the
+    ``collection`` section of its documentation yaml."""
+    fields = ("pretty_name", "desc", "bibtex", "website")
+    return dataset(namespace, Documentation({k: collection[k] for k in fields}), metadata={})
+
+
 class CountingMetadata(MetadataProvider):
     """Declared metadata, completed by the counts the components know once their files are
     cached: ``metadata()`` then has a ``count`` for every entity type, as ``*_count()`` does."""
@@ -157,13 +164,6 @@ class CountingMetadata(MetadataProvider):
             if count is not None:
                 found["count"] = count
         return found
-
-
-def collection_root(namespace: str, collection: Mapping[str, Any]) -> Dataset:
-    """The dataset of a collection's bare id (``mm-bright``): its documentation only, from the
-    ``collection`` section of its documentation yaml."""
-    fields = ("pretty_name", "desc", "bibtex", "website")
-    return dataset(namespace, Documentation({k: collection[k] for k in fields}), metadata={})
 
 
 def load(dataset: str | Any) -> Any:
