@@ -164,6 +164,7 @@ def test_info_lists_a_built_bm25_index(bright, capsys, tmp_path, monkeypatch):
 
     monkeypatch.delenv("IR_BRIGHT_VERIFY")  # the two corpora are one file only when verified
     monkeypatch.setattr(hub, "_verify", lambda *args: None)  # as if the fixture matched the pins
+    monkeypatch.setattr(hub.HubFile, "pins", lambda self: (None, None))
     cli(capsys, "bm25", "bright/aops", "-o", str(tmp_path / "r.trec"))
     _, out, _ = cli(capsys, "info", "bright/theoremqa-questions", "--format", "json")
     assert len(json.loads(out)["bm25_indexes"]) == 1  # shared with aops

@@ -15,7 +15,7 @@ from ir_bright.errors import CacheError, ChecksumError, DownloadError, OfflineEr
 from ir_bright.hub import HubFile
 
 REPO = "owner/data"
-BODY = bytes(range(256)) * 4096  # 1 MiB
+BODY = b"PAR1" + bytes(range(256)) * 4096 + b"PAR1"  # 1 MiB framed as parquet is
 
 
 def put(hub_root: Path, path: str, body: bytes = BODY) -> bytes:
@@ -222,10 +222,10 @@ def test_twin_files_are_fetched_once_while_verification_is_on(hub, hub_root):
 
 def test_twin_files_are_fetched_apart_from_an_unverified_mirror(hub, hub_root, monkeypatch):
     put(hub_root, "config/a.parquet")
-    put(hub_root, "config/b.parquet", b"a mirror's own bytes")
+    put(hub_root, "config/b.parquet", b"PAR1 a mirror's own bytes PAR1")
     monkeypatch.setenv("IR_BRIGHT_VERIFY", "0")
     canonical, twin = twins()
-    assert twin.fetch().read_bytes() == b"a mirror's own bytes"
+    assert twin.fetch().read_bytes() == b"PAR1 a mirror's own bytes PAR1"
     assert canonical.fetch().read_bytes() == BODY
 
 
