@@ -137,15 +137,16 @@ def write_manifest(
     files: dict[str, Path],
     extra: dict | None = None,
     manifest: Path | None = None,
+    crc: bool = True,
 ) -> dict:
     """Write the manifest of ``target`` (last, atomically): ``files`` (name -> path) with their
-    sizes and whole-file CRC-32, plus ``extra`` (per-batch or per-page checksums)."""
+    sizes and (with ``crc``) whole-file CRC-32, plus ``extra`` (per-batch or page checksums)."""
     data = {
         "kind": kind,
         "version": version,
         "source": source_identity(source),
         "files": {
-            name: {"size": os.path.getsize(path), "crc32": crc_file(path)}
+            name: {"size": os.path.getsize(path), "crc32": crc_file(path) if crc else None}
             for name, path in files.items()
         },
         **(extra or {}),
@@ -224,6 +225,7 @@ class Pages:
         self._pages = pages
         self._size = size
         self._checked = bytearray(len(pages))
+        self.mapped = None  # the file's memory map, for verify_mapped
         if len(pages) != -(-size // PAGE_BYTES):
             raise self.damaged("its page checksums do not cover it")
 
@@ -245,6 +247,10 @@ class Pages:
             if zlib.crc32(view[low : low + PAGE_BYTES]) != self._pages[page]:
                 raise self.damaged(f"page {page} does not match its checksum")
             self._checked[page] = 1
+
+    def verify_mapped(self, start: int, stop: int) -> None:
+        """Check the pages overlapping ``[start, stop)`` in the file's memory map."""
+        self.verify(self.mapped, start, stop)
 
     def page_span(self, start: int, stop: int) -> tuple[int, int]:
         """The page-aligned byte range covering ``[start, stop)``."""
