@@ -500,7 +500,7 @@ class ArrowStore:
         manifest = self._checked()
         path = self.path_for(self._parquet_path())
         schema = None
-        with self._readable(path), open(path, "rb") as file:
+        with self._readable(path), open(path, "rb", buffering=0) as file:
             first = 0
             for offset, length, rows, crc in manifest["blocks"]:
                 if stop is not None and first >= stop:
@@ -509,11 +509,12 @@ class ArrowStore:
                 if last > start:
                     if schema is None:
                         schema = self._schema(file, manifest)
+                    data = pa.allocate_buffer(length)  # Arrow's pool reuses freed batches
                     file.seek(offset)
-                    data = file.read(length)
-                    if len(data) != length or zlib.crc32(data) != crc:
+                    got = file.readinto(memoryview(data).cast("B"))
+                    if got != length or zlib.crc32(data) != crc:
                         raise derived.DamagedError(path, f"batch at byte {offset} is damaged")
-                    message = ipc.read_message(pa.py_buffer(data))
+                    message = ipc.read_message(data)
                     batch = ipc.read_record_batch(message, schema)
                     low = max(start - first, 0)
                     high = rows if stop is None else min(stop - first, rows)
