@@ -15,7 +15,7 @@ written, checked and rebuilt:
   a few ``stat`` calls (:func:`check`).
 - **Checksums verified before the bytes are used.** Small files are checked whole on open;
   the large Arrow store carries a CRC-32 per record batch (checked as a scan reads each batch)
-  and per 16 KiB page (checked the first time a lookup touches the page), so that opening it
+  and per 4 KiB page (checked the first time a lookup touches the page), so that opening it
   stays cheap and no damaged byte, offsets included, is ever handed to Arrow (:class:`Pages`).
 - **Rebuilt under the lock** (:func:`rebuild_warning`): since the file is derived, damage is
   repaired with one warning line naming it; where a rebuild is impossible the caller raises a
@@ -33,21 +33,23 @@ import json
 import logging
 import os
 import zlib
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from .errors import CacheError
 
 __all__ = [
-    "CHUNK_BYTES",
+    "MANIFEST",
     "PAGE_BYTES",
+    "DamagedError",
     "Pages",
     "check",
     "create_exclusive",
     "crc_file",
     "file_lock",
+    "json_dump",
     "manifest_path",
+    "page_crcs",
     "read_manifest",
     "rebuild_warning",
     "refuse_symlink",
@@ -57,7 +59,7 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
-PAGE_BYTES = 16 << 10  # checksum unit of random access: a lookup hashes at most a few pages
+PAGE_BYTES = 4 << 10  # checksum unit of random access: a lookup hashes a few pages
 CHUNK_BYTES = 1 << 20
 MANIFEST = "manifest.json"
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
@@ -238,15 +240,17 @@ class Pages:
         the file's bytes from offset ``base`` that covers those whole pages."""
         if start < 0 or stop > self._size or start > stop:
             raise self.damaged(f"a reference to bytes {start}-{stop} outside the file")
-        first, last = start // PAGE_BYTES, -(-stop // PAGE_BYTES)
-        view = memoryview(data)
-        for page in range(first, last):
-            if self._checked[page]:
+        checked = self._checked
+        view = None
+        for page in range(start // PAGE_BYTES, -(-stop // PAGE_BYTES)):
+            if checked[page]:
                 continue
+            if view is None:
+                view = memoryview(data)
             low = page * PAGE_BYTES - base
             if zlib.crc32(view[low : low + PAGE_BYTES]) != self._pages[page]:
                 raise self.damaged(f"page {page} does not match its checksum")
-            self._checked[page] = 1
+            checked[page] = 1
 
     def verify_mapped(self, start: int, stop: int) -> None:
         """Check the pages overlapping ``[start, stop)`` in the file's memory map."""
@@ -267,13 +271,6 @@ class DamagedError(CacheError):
         )
         self.path = path
         self.problem = problem
-
-
-def iter_chunks(path: Path, size: int = CHUNK_BYTES) -> Iterator[bytes]:
-    """The bytes of ``path`` in chunks."""
-    with open(path, "rb") as file:
-        while chunk := file.read(size):
-            yield chunk
 
 
 def json_dump(path: Path, data: Any) -> None:

@@ -207,7 +207,7 @@ class ArrowStore:
     Texts stay in the memory map; only the id -> row dictionary lives in Python memory.
 
     It is a derived file (:mod:`ir_bright.derived`): its manifest records the parquet it was
-    built from, its size, a CRC-32 per record batch and per 16 KiB page. Opening it checks the
+    built from, its size, a CRC-32 per record batch and per 4 KiB page. Opening it checks the
     manifest and the pages holding the file's metadata (a few ``stat`` calls and kilobytes);
     a scan checks each batch's CRC-32 before Arrow reads it, and a lookup the pages holding the
     offsets and bytes it reads, before touching them. A damaged or stale store is rebuilt with
@@ -235,6 +235,7 @@ class ArrowStore:
         self._manifest: dict | None = None
         self._pages: derived.Pages | None = None
         self._base = 0
+        self._layouts: dict[int, list[tuple]] = {}
 
     @staticmethod
     def path_for(parquet: Path) -> Path:
@@ -395,30 +396,57 @@ class ArrowStore:
                 raise pages.damaged(f"batch metadata at {offset} is out of bounds")
             pages.verify(data, offset, offset + 8 + meta)
 
-    def _verify_value(self, values: pa.Array, index: int) -> None:
-        """Check the pages holding ``values[index]`` (validity bit, offsets, bytes)."""
-        pages, base = self._pages, self._base
-        buffers = values.buffers()
-        at = values.offset + index
-        if buffers[0] is not None:
-            position = buffers[0].address - base + at // 8
-            pages.verify_mapped(position, position + 1)
-        if len(buffers) < 3:  # fixed width: the value itself
-            width = values.type.bit_width // 8
-            position = buffers[1].address - base + at * width
-            pages.verify_mapped(position, position + width)
+    def _layout(self, chunk: int) -> list[tuple]:
+        """Per column of a record batch: where its validity bitmap, offsets and values lie in
+        the file, and its offsets as a NumPy view (not read until their pages are checked)."""
+        layout = self._layouts.get(chunk)
+        if layout is None:
+            layout, base = [], self._base
+            for name in self._columns:
+                values = self._open().column(name).chunk(chunk)
+                buffers = values.buffers()
+                validity = None if buffers[0] is None else buffers[0].address - base
+                if len(buffers) < 3:  # fixed width
+                    width = values.type.bit_width // 8
+                    layout.append((values.offset, validity, width, buffers[1].address - base))
+                    continue
+                kind = values.type
+                large = pa.types.is_large_string(kind) or pa.types.is_large_binary(kind)
+                offsets, data = buffers[1], buffers[2]
+                view = np.frombuffer(offsets, dtype=np.int64 if large else np.int32)
+                data_at = data.address - base if data is not None else 0
+                data_size = data.size if data is not None else 0
+                layout.append(
+                    (
+                        values.offset,
+                        validity,
+                        8 if large else 4,
+                        offsets.address - base,
+                        view,
+                        data_at,
+                        data_size,
+                    )
+                )
+            self._layouts[chunk] = layout
+        return layout
+
+    def _verify_value(self, column: tuple, index: int) -> None:
+        """Check the pages holding one value (validity bit, offsets, bytes) of a column laid
+        out as :meth:`_layout` says, before anything reads them."""
+        verify = self._pages.verify_mapped
+        at = column[0] + index
+        if column[1] is not None:
+            verify(column[1] + at // 8, column[1] + at // 8 + 1)
+        width, position = column[2], column[3] + at * column[2]
+        if len(column) == 4:
+            verify(position, position + width)
             return
-        kind = values.type
-        width = 8 if pa.types.is_large_string(kind) or pa.types.is_large_binary(kind) else 4
-        offsets, data = buffers[1], buffers[2]
-        position = offsets.address - base + at * width
-        pages.verify_mapped(position, position + 2 * width)
-        low, high = np.frombuffer(offsets, dtype=np.int64 if width == 8 else np.int32)[at : at + 2]
-        if not 0 <= low <= high <= (data.size if data is not None else 0):
-            raise pages.damaged("an offset points outside its values")
+        verify(position, position + 2 * width)
+        low, high = int(column[4][at]), int(column[4][at + 1])
+        if not 0 <= low <= high <= column[6]:
+            raise self._pages.damaged("an offset points outside its values")
         if high > low:
-            position = data.address - base
-            pages.verify_mapped(position + int(low), position + int(high))
+            verify(column[5] + low, column[5] + high)
 
     def _verify_column(self, name: str) -> None:
         """Check every page holding a column's buffers."""
@@ -467,10 +495,9 @@ class ArrowStore:
             table = self._open()
             chunk = bisect.bisect_right(self._chunk_starts, row) - 1
             offset = row - self._chunk_starts[chunk]
-            arrays = [table.column(name).chunk(chunk) for name in self._columns]
-            for values in arrays:
-                self._verify_value(values, offset)
-            return tuple(values[offset].as_py() for values in arrays)
+            for column in self._layout(chunk):
+                self._verify_value(column, offset)
+            return tuple(table.column(name).chunk(chunk)[offset].as_py() for name in self._columns)
 
         return self._repairing(read)
 

@@ -387,3 +387,30 @@ def test_the_download_command_fails_in_one_line_with_exit_2(hub, hub_root, isola
     assert main(["download", "mm-bright/academia/task1"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("fetched 1 file(s)") and "verified" in out and "NOT" not in out
+
+
+DOWNLOAD_SCRIPT = """
+import sys
+from ir_bright.cli import main
+sys.exit(main(["download", "mm-bright/academia/task1"]))
+"""
+
+
+def test_concurrent_download_commands_count_only_their_own_fetches(hub, hub_root):
+    import subprocess
+    import sys
+
+    from tests.fixtures import mmbright_hub
+
+    mmbright_hub.write_mmbright(hub_root)
+    hub.slow = 0.01
+    processes = [
+        subprocess.Popen(
+            [sys.executable, "-c", DOWNLOAD_SCRIPT], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        )
+        for _ in range(3)
+    ]
+    outputs = [p.communicate(timeout=120) for p in processes]
+    assert [p.returncode for p in processes] == [0, 0, 0], outputs
+    counts = [int(out.decode().split()[1]) for out, _ in outputs]
+    assert sum(counts) == len(hub.requests) == len(set(hub.requests))

@@ -117,17 +117,16 @@ def _check_cached(files: list) -> None:
 
 def damage(file) -> str | None:
     """Why the cached copy of ``file`` is damaged, or None."""
-    from .. import hub
 
     path = file.cached_path()
     if path is None:
         return None
-    expected = file.shared().size
+    expected = file.shared().pins()[0]
     try:
         size = path.stat().st_size
     except OSError as exc:
         return f"cached file {path} cannot be read ({exc.strerror})"
-    if hub.verification_enabled() and expected is not None and size != expected:
+    if expected is not None and size != expected:
         return f"cached file {path} has {size} bytes, the hub's file {expected} (cut short?)"
     if path.name.endswith(".parquet"):
         import pyarrow.parquet as pq
