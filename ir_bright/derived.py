@@ -203,8 +203,9 @@ def check(
             size = os.path.getsize(path)
         except OSError:
             return None, f"{name} is missing"
-        if not isinstance(entry, dict) or entry.get("size") != size:
-            return None, f"{name} has {size} bytes, its manifest says {entry.get('size')}"
+        recorded_size = entry.get("size") if isinstance(entry, dict) else None
+        if recorded_size != size:
+            return None, f"{name} has {size} bytes, its manifest says {recorded_size}"
         if whole and entry.get("crc32") != crc_file(path):
             return None, f"{name} does not match its checksum (damaged)"
     return data, None

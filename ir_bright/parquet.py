@@ -275,6 +275,8 @@ class ArrowStore:
         )
         if manifest is not None and manifest.get("columns") != self._columns:
             return None, "built for other columns"
+        if manifest is not None and not _well_formed(manifest):
+            return None, "its manifest is malformed"
         return manifest, problem
 
     def _build(self, parquet: Path, target: Path, problem: str | None) -> dict:
@@ -563,7 +565,22 @@ class ArrowStore:
         return ipc.open_file(file).schema
 
     def __len__(self) -> int:
-        return self._checked()["rows"]
+        return self._repairing(lambda: self._checked()["rows"])
+
+
+def _well_formed(manifest: dict) -> bool:
+    """Whether a store manifest has the shape :meth:`ArrowStore._write` gives it."""
+    blocks, size = manifest.get("blocks"), manifest["files"]["store"].get("size")
+    if not isinstance(blocks, list) or not isinstance(manifest.get("rows"), int):
+        return False
+    if not all(
+        isinstance(b, list) and len(b) == 4 and all(isinstance(v, int) and v >= 0 for v in b)
+        for b in blocks
+    ):
+        return False
+    if any(offset + length > size for offset, length, _, _ in blocks):
+        return False
+    return sum(b[2] for b in blocks) == manifest["rows"] and bool(_page_crcs(manifest) or not size)
 
 
 def _page_crcs(manifest: dict) -> list[int]:

@@ -82,6 +82,24 @@ def manifest_garbage(store_path, manifest):
     manifest.write_text("null")
 
 
+def manifest_blocks_garbage(store_path, manifest):
+    data = json.loads(manifest.read_text())
+    data["blocks"] = [[0, "x"]]
+    manifest.write_text(json.dumps(data))
+
+
+def manifest_pages_missing(store_path, manifest):
+    data = json.loads(manifest.read_text())
+    del data["pages"]
+    manifest.write_text(json.dumps(data))
+
+
+def manifest_files_garbage(store_path, manifest):
+    data = json.loads(manifest.read_text())
+    data["files"] = {"store": 7}
+    manifest.write_text(json.dumps(data))
+
+
 def source_changed(store_path, manifest):
     parquet_path = store_path.with_name("docs.parquet")
     os.utime(parquet_path, ns=(1, 1))
@@ -95,6 +113,9 @@ DAMAGE = [
     drop_manifest,
     old_version,
     manifest_garbage,
+    manifest_blocks_garbage,
+    manifest_pages_missing,
+    manifest_files_garbage,
     source_changed,
 ]
 
