@@ -457,6 +457,7 @@ def index_for(
         index = BM25Index.load(folder)
         logger.info("using the cached BM25 index %s", folder)
         return index
+    derived.refuse_symlink(folder.parent)  # the index folder is ours: never a link
     try:
         folder.parent.mkdir(parents=True, exist_ok=True)
         lock = derived.file_lock(folder)

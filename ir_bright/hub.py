@@ -229,7 +229,7 @@ def _make_folder(folder: Path) -> None:
     try:
         folder.mkdir(parents=True, exist_ok=True)
         probe = folder / ".ir_bright_write_probe"
-        probe.touch()
+        create_exclusive(probe).close()  # never through a planted link
         probe.unlink()
     except OSError as exc:
         raise CacheError(
@@ -374,6 +374,17 @@ class _Transfer:
         except requests.Timeout as exc:
             raise _Transient(
                 "silent", f"{self.url} did not answer within {self.timeout:g} s"
+            ) from exc
+        except (
+            requests.exceptions.InvalidURL,
+            requests.exceptions.MissingSchema,
+            requests.exceptions.InvalidSchema,
+        ) as exc:
+            raise DownloadError(
+                redact(
+                    f"{self.url} is not a URL ir_bright can fetch ({type(exc).__name__}): set "
+                    "HF_ENDPOINT to the hub's address, e.g. https://huggingface.co"
+                )
             ) from exc
         except requests.RequestException as exc:
             raise _Transient(

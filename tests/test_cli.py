@@ -412,10 +412,10 @@ def test_download_without_network_is_a_one_line_error(capsys, monkeypatch):
 
 
 def test_download_into_a_read_only_home_is_a_one_line_error(bright, capsys, monkeypatch):
-    def read_only(self, *args, **kwargs):  # tests run as root: chmod would not stop them
-        raise PermissionError(errno.EACCES, "Permission denied", str(self))
+    def read_only(path, *args, **kwargs):  # tests run as root: chmod would not stop them
+        raise PermissionError(errno.EACCES, "Permission denied", str(path))
 
-    monkeypatch.setattr(Path, "touch", read_only)
+    monkeypatch.setattr("ir_bright.hub.create_exclusive", read_only)
     line = assert_usage_error(capsys, "download", "bright/pony", mentions="cannot write")
     assert "set IR_DATASETS_HOME to a writable folder" in line
 

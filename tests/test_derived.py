@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 import logging
 import os
+import subprocess
+import sys
 
 import pyarrow as pa
 import pyarrow.ipc as ipc
@@ -35,7 +37,8 @@ def buffer_positions(store_path, column: str, chunk: int = 1) -> tuple[int, int]
     source = pa.memory_map(str(store_path))
     whole = source.read_buffer()
     table = ipc.open_file(pa.BufferReader(whole)).read_all()
-    buffers = table.column(column).chunk(chunk).buffers()
+    chunks = table.column(column).chunks
+    buffers = chunks[min(chunk, len(chunks) - 1)].buffers()
     return buffers[1].address - whole.address, buffers[2].address - whole.address
 
 
@@ -50,7 +53,7 @@ def overwrite(path, position: int, data: bytes, keep_mtime: bool = True) -> None
 
 def alter_offsets(store_path, manifest):
     offsets, _ = buffer_positions(store_path, "content")
-    overwrite(store_path, offsets + 40, (10**9).to_bytes(4, "little") * 4)
+    overwrite(store_path, offsets + 4, (10**9).to_bytes(4, "little"))
 
 
 def alter_text(store_path, manifest):
@@ -223,3 +226,36 @@ def test_a_damaged_bm25_index_is_rebuilt_and_the_run_equals_a_clean_one(
     warnings = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
     assert len(warnings) == 1 and str(folder) in warnings[0]
     assert list(bm25.retrieve("bright/biology", progress=False)) == clean  # no third build
+
+
+# -- the command line, in a fresh process ------------------------------------------------------
+
+
+def run_cli(*argv):
+    return subprocess.run(
+        [sys.executable, "-m", "ir_bright", *argv], capture_output=True, text=True, timeout=120
+    )
+
+
+@pytest.mark.parametrize("damage", [alter_offsets, alter_text], ids=lambda f: f.__name__)
+def test_commands_on_a_damaged_store_print_the_clean_output_and_one_warning(
+    hub, hub_root, monkeypatch, damage
+):
+    import ir_datasets
+
+    import ir_bright  # noqa: F401 - registers ir_bright's BRIGHT over the core's
+    from tests.fixtures import bright_hub
+
+    monkeypatch.setenv("IR_BRIGHT_VERIFY", "0")
+    bright_hub.write_bright(hub_root)
+    build = "import ir_bright, ir_datasets; ir_datasets.load('bright/biology').docs_store().build()"
+    subprocess.run([sys.executable, "-c", build], check=True, timeout=120)  # a fresh process
+    clean = run_cli("export", "bright/biology", "docs")
+    assert clean.returncode == 0, clean.stderr
+    parquet_path = ir_datasets.load("bright/biology").docs_path()
+    store_path = parquet.ArrowStore.path_for(parquet_path)
+    damage(store_path, derived.manifest_path(store_path))
+    again = run_cli("export", "bright/biology", "docs")
+    assert again.returncode == 0 and again.stdout == clean.stdout
+    lines = [line for line in again.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and "rebuilding" in lines[0] and "Traceback" not in again.stderr

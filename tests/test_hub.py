@@ -167,7 +167,7 @@ def test_read_only_cache_is_a_clear_error(hub, hub_root, isolated_home, monkeypa
     def refuse(self, *args, **kwargs):
         raise PermissionError(13, "Permission denied", str(self))
 
-    monkeypatch.setattr(Path, "touch", refuse)  # as on a read-only file system, even for root
+    monkeypatch.setattr("ir_bright.hub.create_exclusive", refuse)  # a read-only file system
     with pytest.raises(CacheError, match="IR_DATASETS_HOME") as error:
         hub_file().fetch()
     assert str(isolated_home / "ns") in str(error.value)

@@ -414,3 +414,19 @@ def test_concurrent_download_commands_count_only_their_own_fetches(hub, hub_root
     assert [p.returncode for p in processes] == [0, 0, 0], outputs
     counts = [int(out.decode().split()[1]) for out, _ in outputs]
     assert sum(counts) == len(hub.requests) == len(set(hub.requests))
+
+
+def test_an_hf_endpoint_that_is_not_a_url_fails_at_once(hub, waits, monkeypatch):
+    monkeypatch.setenv("HF_ENDPOINT", "huggingface.co")
+    with pytest.raises(DownloadError, match="not a URL"):
+        hub_file().fetch()
+    assert waits == []
+
+
+def test_a_write_probe_that_is_a_link_is_not_followed(hub, hub_root, isolated_home, tmp_path):
+    put(hub_root, PATH)
+    outside = tmp_path / "not-created"
+    (isolated_home / "ns").mkdir()
+    os.symlink(outside, isolated_home / "ns" / ".ir_bright_write_probe")
+    assert hub_file().fetch().read_bytes() == BODY
+    assert not outside.exists()
