@@ -594,3 +594,16 @@ def test_missing_pillow_is_a_one_line_error(mm, monkeypatch):
     message = str(info.value)
     assert "\n" not in message and "pip install 'ir_bright[images]'" in message
     list(ir_datasets.load("mm-bright/academia/task1").queries_iter())  # task 1 needs no Pillow
+
+
+def test_a_huge_jpeg_is_decoded_at_reduced_scale_and_a_broken_one_refused():
+    from PIL import Image
+
+    from ir_bright.mmbright import images
+
+    buffer = io.BytesIO()
+    Image.new("RGB", (9000, 5000), (10, 200, 30)).save(buffer, "JPEG", quality=20)
+    data = buffer.getvalue()
+    with images.counted_warnings():
+        assert images.decode_format(data) == "jpeg"
+        assert images.decode_format(data[: len(data) // 3]) is None  # cut short: no pixels

@@ -44,8 +44,9 @@ def decode_format(data: bytes | None) -> str | None:
 
     Memory stays bounded: an image of at most :data:`FULL_DECODE_PIXELS` pixels is opened and
     converted to RGB, as the official loader does; a larger one (which would take over 120 MB
-    to convert) is judged by ``Image.open`` plus ``verify()``, which checks its structure and
-    checksums without holding the pixels. Pillow refuses an image over twice its
+    to convert) is decoded at 1/8 scale when it is a JPEG (``draft``), else judged by
+    ``Image.open`` plus ``verify()``, which checks its structure and checksums (PNG's chunk
+    CRCs) without holding the pixels. Pillow refuses an image over twice its
     ``MAX_IMAGE_PIXELS`` (a decompression bomb) in ``open`` itself, as it does for the official
     loader. Pillow's warnings are counted by the caller (:func:`counted_warnings`), not printed.
     """
@@ -58,6 +59,9 @@ def decode_format(data: bytes | None) -> str | None:
             width, height = image.size
             if width * height <= FULL_DECODE_PIXELS:
                 image.convert("RGB")
+            elif fmt == "jpeg":  # decoded for real, at a reduced scale (1/8 per side)
+                image.draft("RGB", (width // 8, height // 8))
+                image.load()
             else:
                 image.verify()
             return fmt
