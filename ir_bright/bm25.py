@@ -42,6 +42,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import pyarrow as pa
 
+from . import derived
 from .errors import CacheError, IrBrightError, require
 
 __all__ = [
@@ -59,6 +60,8 @@ __all__ = [
 logger = logging.getLogger(__name__)
 
 ANALYSIS = "lucene-en-porter-v1"
+INDEX_KIND = "ir_bright.bm25-index"
+INDEX_VERSION = 1
 """Names the analysis; part of the index cache key, so a change of analysis re-indexes."""
 
 DEFAULT_K = 1000
@@ -269,9 +272,10 @@ class BM25Index:
 
     # -- persistence ------------------------------------------------------------------------
 
-    def save(self, folder: Path) -> None:
-        """Write the index to ``folder`` (bm25s files + doc ids + statistics)."""
-        folder.mkdir(parents=True, exist_ok=True)
+    def save(self, folder: Path, source: Path | None = None) -> None:
+        """Write the index to a new ``folder`` (bm25s files + doc ids + statistics), then its
+        manifest (:mod:`ir_bright.derived`: sizes and CRC-32 of every file) last."""
+        folder.mkdir(parents=True)  # a new folder, never one reached through a link
         self.retriever.save(str(folder), show_progress=False)
         with pa.OSFile(str(folder / "doc_ids.arrow"), "wb") as sink:
             table = pa.table({"doc_id": self.doc_ids})
@@ -286,6 +290,7 @@ class BM25Index:
             "avgdl": self.avgdl,
         }
         (folder / "ir_bright.json").write_text(json.dumps(stats, indent=1), "utf-8")
+        derived.write_manifest(folder, INDEX_KIND, INDEX_VERSION, source, _index_files(folder))
 
     @classmethod
     def load(cls, folder: Path) -> BM25Index:
@@ -294,6 +299,8 @@ class BM25Index:
         bm25s = require("bm25s", "bm25")
         try:
             stats = json.loads((folder / "ir_bright.json").read_text("utf-8"))
+            if not np.isfinite(float(stats["avgdl"])):
+                raise ValueError("avgdl is not a finite number")
             retriever = bm25s.BM25.load(str(folder), mmap=True, show_progress=False, verbosity=0)
             with pa.memory_map(str(folder / "doc_ids.arrow")) as source:
                 doc_ids = pa.ipc.open_file(source).read_all().column("doc_id").combine_chunks()
@@ -437,20 +444,22 @@ def index_for(
     dataset: Any, params: BM25Params = DEFAULT_PARAMS, progress: bool = True
 ) -> BM25Index:
     """The BM25 index of a dataset's corpus: loaded from the cache, or built and cached."""
-    import filelock
 
     from . import registry
 
     dataset = registry.load(dataset)
     params = params.checked()
     folder = index_folder(dataset, params)
-    if _complete(folder):
+    source = _source(dataset)
+    problem = _index_problem(folder, source)
+    if folder.exists() and problem is None:
         index = BM25Index.load(folder)
         logger.info("using the cached BM25 index %s", folder)
         return index
+    derived.refuse_symlink(folder.parent)  # the index folder is ours: never a link
     try:
         folder.parent.mkdir(parents=True, exist_ok=True)
-        lock = filelock.FileLock(str(folder) + ".lock")
+        lock = derived.file_lock(folder)
         lock.acquire()
     except OSError as exc:
         raise CacheError(
@@ -459,33 +468,68 @@ def index_for(
             "corpus; set IR_DATASETS_HOME to a writable folder"
         ) from exc
     try:
-        if _complete(folder):
+        problem = _index_problem(folder, source)
+        if folder.exists() and problem is None:
             return BM25Index.load(folder)
+        if folder.exists() or folder.is_symlink():
+            derived.rebuild_warning(folder, problem or "incomplete")
+            _remove(folder)
         logger.info("indexing %s with BM25 (once; cached in %s)", _dataset_id(dataset), folder)
         index = BM25Index.build(
             _doc_batches(dataset), params, total=_count(dataset), progress=progress
         )
         partial = folder.with_name(folder.name + ".part")
-        shutil.rmtree(partial, ignore_errors=True)
+        _remove(partial)
         try:
-            index.save(partial)
+            index.save(partial, _source(dataset))  # fetched by now
             os.replace(partial, folder)
         except OSError as exc:
-            shutil.rmtree(partial, ignore_errors=True)
+            _remove(partial)
             raise CacheError(
                 f"cannot write the BM25 index {folder} ({exc.strerror or exc}): a full disk? "
                 "set IR_DATASETS_HOME to a writable folder with room"
             ) from exc
         except BaseException:
-            shutil.rmtree(partial, ignore_errors=True)
+            _remove(partial)
             raise
     finally:
         lock.release()
     return BM25Index.load(folder)
 
 
-def _complete(folder: Path) -> bool:
-    return (folder / "ir_bright.json").is_file()
+def _index_files(folder: Path) -> dict[str, Path]:
+    return {
+        p.name: p for p in sorted(folder.iterdir()) if p.is_file() and p.name != derived.MANIFEST
+    }
+
+
+def _index_problem(folder: Path, source: Path | None) -> str | None:
+    """What is wrong with a cached index folder (None when intact or absent)."""
+    if folder.is_symlink():
+        return "a symbolic link"
+    if not folder.exists():
+        return None
+    if not folder.is_dir():
+        return "not a folder"
+    _, problem = derived.check(folder, INDEX_KIND, INDEX_VERSION, source, _index_files(folder))
+    return problem
+
+
+def _remove(path: Path) -> None:
+    """Remove a file, a link (not its target) or a folder."""
+    if path.is_symlink() or path.is_file():
+        path.unlink()
+    elif path.exists():
+        shutil.rmtree(path)
+
+
+def _source(dataset: Any) -> Path | None:
+    """The cached docs file the index is built from, when the dataset has one."""
+    try:
+        path = Path(dataset.docs_path(force=False))
+    except (AttributeError, TypeError, NotImplementedError):
+        return None
+    return path if path.is_file() else None
 
 
 def _count(dataset: Any) -> int | None:

@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import base64
 import bisect
 import contextlib
 import logging
@@ -19,16 +20,20 @@ import mmap
 import os
 import queue
 import threading
+import zlib
+from array import array as typed_array
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.ipc as ipc
 import pyarrow.parquet as pq
 from ir_datasets.formats import BaseDocs, GenericDoc
 from ir_datasets.indices import Docstore
 
+from . import derived
 from .errors import CacheError
 from .log import progress
 
@@ -258,7 +263,17 @@ class ArrowStore:
     The IPC file (``<parquet>.arrow``) is built on first use, streamed batch by batch (peak
     memory about one batch), written to a temporary name under a lock and renamed into place.
     Texts stay in the memory map; only the id -> row dictionary lives in Python memory.
+
+    It is a derived file (:mod:`ir_bright.derived`): its manifest records the parquet it was
+    built from, its size, a CRC-32 per record batch and per 4 KiB page. Opening it checks the
+    manifest and the pages holding the file's metadata (a few ``stat`` calls and kilobytes);
+    a scan checks each batch's CRC-32 before Arrow reads it, and a lookup the pages holding the
+    offsets and bytes it reads, before touching them. A damaged or stale store is rebuilt with
+    one warning line.
     """
+
+    KIND = "ir_bright.arrow-store"
+    VERSION = 2
 
     def __init__(
         self,
@@ -269,9 +284,16 @@ class ArrowStore:
         self._parquet_path = parquet_path
         self._id_column = id_column
         self._columns = list(columns)
+        self._reset()
+
+    def _reset(self) -> None:
         self._table: pa.Table | None = None
         self._row_of: dict[str, int] | None = None
         self._chunk_starts: list[int] = []
+        self._manifest: dict | None = None
+        self._pages: derived.Pages | None = None
+        self._base = 0
+        self._layouts: dict[int, list[tuple]] = {}
 
     @staticmethod
     def path_for(parquet: Path) -> Path:
@@ -279,71 +301,236 @@ class ArrowStore:
         return parquet.with_name(parquet.name + ".arrow")
 
     def built(self, parquet: Path | None = None) -> bool:
-        """Whether the IPC file exists (for ``parquet``, if given)."""
-        parquet = parquet or self._parquet_path()
-        return self.path_for(parquet).is_file()
+        """Whether the IPC file and its manifest exist (for ``parquet``, if given)."""
+        target = self.path_for(parquet or self._parquet_path())
+        return target.is_file() and derived.manifest_path(target).is_file()
 
     def path(self) -> Path:
-        """The IPC file, built first if needed."""
+        """The IPC file, built (or rebuilt, when damaged) first if needed."""
+        self._checked()
+        return self.path_for(self._parquet_path())
+
+    def _checked(self) -> dict:
+        """The manifest of an intact store, building or rebuilding the store when needed."""
+        if self._manifest is not None:
+            return self._manifest
         parquet = self._parquet_path()
         target = self.path_for(parquet)
-        if not target.is_file():
-            self._build(parquet, target)
-        return target
+        manifest, problem = self._check(parquet, target)
+        if manifest is None:
+            manifest = self._build(parquet, target, problem)
+        self._manifest = manifest
+        self._pages = derived.Pages(
+            target, _page_crcs(manifest), manifest["files"]["store"]["size"]
+        )
+        return manifest
 
-    def table(self) -> pa.Table:
-        """The whole corpus as a zero-copy, memory-mapped Arrow table (built on first use).
+    def _check(self, parquet: Path, target: Path) -> tuple[dict | None, str | None]:
+        if not target.exists() and not os.path.islink(target):
+            return None, None
+        manifest, problem = derived.check(
+            target, self.KIND, self.VERSION, parquet, {"store": target}, whole=False
+        )
+        if manifest is not None and manifest.get("columns") != self._columns:
+            return None, "built for other columns"
+        if manifest is not None and not _well_formed(manifest):
+            return None, "its manifest is malformed"
+        return manifest, problem
 
-        The mapping is advised as random access, so a lookup brings in the pages it reads and
-        not the kernel's usual read-ahead around them.
-        """
-        if self._table is None:
-            path = self.path()
-            with self._readable(path):
-                with open(path, "rb") as file:
-                    mapping = mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ)
-                if hasattr(mapping, "madvise") and hasattr(mmap, "MADV_RANDOM"):
-                    mapping.madvise(mmap.MADV_RANDOM)
-                with ipc.open_file(pa.BufferReader(pa.py_buffer(mapping))) as reader:
-                    self._table = reader.read_all()
-            lengths = [len(chunk) for chunk in self._table.column(self._id_column).chunks]
-            self._chunk_starts = [0]
-            for length in lengths[:-1]:
-                self._chunk_starts.append(self._chunk_starts[-1] + length)
-        return self._table
-
-    def _build(self, parquet: Path, target: Path) -> None:
-        import filelock
-
+    def _build(self, parquet: Path, target: Path, problem: str | None) -> dict:
         try:
-            lock = filelock.FileLock(str(target) + ".lock")
-            with lock:
-                if target.is_file():
-                    return
-                logger.info("building the random-access store %s (once)", target)
-                partial = target.with_name(target.name + ".part")
-                try:
-                    schema = open_parquet(parquet).schema_arrow
-                    schema = pa.schema([schema.field(name) for name in self._columns])
-                    rows = open_parquet(parquet).metadata.num_rows
-                    with (
-                        ipc.new_file(str(partial), schema) as writer,
-                        progress(
-                            total=rows, unit="doc", unit_scale=True, desc="store " + parquet.name
-                        ) as bar,
-                    ):
-                        for batch in read_batches(parquet, self._columns):
-                            writer.write_batch(batch)
-                            bar.update(batch.num_rows)
-                    os.replace(partial, target)
-                except BaseException:
-                    partial.unlink(missing_ok=True)
-                    raise
+            with derived.file_lock(target):
+                manifest, problem = self._check(parquet, target)
+                if manifest is not None:
+                    return manifest
+                if problem is not None:
+                    derived.rebuild_warning(target, problem)
+                else:
+                    logger.info("building the random-access store %s (once)", target)
+                return self._write(parquet, target)
         except OSError as exc:  # permissions, a read-only file system, a full disk
             raise CacheError(
                 f"cannot write {target} ({exc.strerror or exc}): set IR_DATASETS_HOME to a "
                 "writable folder with room"
             ) from exc
+
+    def _write(self, parquet: Path, target: Path) -> dict:
+        partial = target.with_name(target.name + ".part")
+        try:
+            schema = open_parquet(parquet).schema_arrow
+            schema = pa.schema([schema.field(name) for name in self._columns])
+            blocks, rows = [], 0
+            total = open_parquet(parquet).metadata.num_rows
+            with (
+                derived.create_exclusive(partial) as out,
+                ipc.new_file(out, schema) as writer,
+                progress(
+                    total=total, unit="doc", unit_scale=True, desc="store " + parquet.name
+                ) as bar,
+            ):
+                for batch in read_batches(parquet, self._columns):
+                    start = out.tell()
+                    writer.write_batch(batch)
+                    blocks.append([start, out.tell() - start, batch.num_rows])
+                    rows += batch.num_rows
+                    bar.update(batch.num_rows)
+            with open(partial, "rb") as data:
+                if blocks:  # the first range also holds the magic and the schema, written lazily
+                    header = data.read(16)
+                    schema_end = 16 + int.from_bytes(header[12:16], "little")
+                    blocks[0] = [schema_end, blocks[0][0] + blocks[0][1] - schema_end, blocks[0][2]]
+                for block in blocks:
+                    data.seek(block[0])
+                    block.append(zlib.crc32(data.read(block[1])))
+            pages = derived.page_crcs(partial)
+            derived.manifest_path(target).unlink(missing_ok=True)
+            os.replace(partial, target)
+        except BaseException:
+            partial.unlink(missing_ok=True)
+            raise
+        extra = {
+            "columns": self._columns,
+            "rows": rows,
+            "blocks": blocks,
+            "pages": base64.b64encode(typed_array("I", pages).tobytes()).decode(),
+        }
+        return derived.write_manifest(
+            target, self.KIND, self.VERSION, parquet, {"store": target}, extra, crc=False
+        )
+
+    def _repairing(self, action: Callable[[], Any]) -> Any:
+        """Run ``action``; when it finds damage, rebuild the store once and run it again."""
+        try:
+            return action()
+        except derived.DamagedError as exc:
+            self._rebuild(exc.problem)
+            return action()
+
+    def _rebuild(self, problem: str) -> None:
+        """Discard the store's manifest (so every process sees it as damaged) and rebuild."""
+        parquet = self._parquet_path()
+        target = self.path_for(parquet)
+        self._reset()
+        with derived.file_lock(target):
+            derived.manifest_path(target).unlink(missing_ok=True)
+        self._build(parquet, target, problem)
+
+    def table(self) -> pa.Table:
+        """The whole corpus as a zero-copy, memory-mapped Arrow table (built on first use).
+
+        The mapping is advised as random access, so a lookup brings in the pages it reads and
+        not the kernel's usual read-ahead around them. Values read from it must go through
+        :meth:`row` or :meth:`column_values`, which check their pages first.
+        """
+        return self._repairing(self._open)
+
+    def _open(self) -> pa.Table:
+        if self._table is None:
+            manifest = self._checked()
+            path = self.path_for(self._parquet_path())
+            with self._readable(path):
+                with open(path, "rb") as file:
+                    mapping = mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ)
+                if hasattr(mapping, "madvise") and hasattr(mmap, "MADV_RANDOM"):
+                    mapping.madvise(mmap.MADV_RANDOM)
+                buffer = pa.py_buffer(mapping)
+                self._pages.mapped = mapping
+                self._verify_metadata(mapping, manifest)
+                with ipc.open_file(pa.BufferReader(buffer)) as reader:
+                    table = reader.read_all()
+            self._base = buffer.address
+            lengths = [len(chunk) for chunk in table.column(self._id_column).chunks]
+            self._chunk_starts = [0]
+            for length in lengths[:-1]:
+                self._chunk_starts.append(self._chunk_starts[-1] + length)
+            self._table = table
+        return self._table
+
+    def _verify_metadata(self, data, manifest: dict) -> None:
+        """Check the pages Arrow parses when opening: the header, each batch's metadata, the
+        footer (bodies are checked when read)."""
+        pages = self._pages
+        blocks = manifest["blocks"]
+        size = manifest["files"]["store"]["size"]
+        first = blocks[0][0] if blocks else size
+        last = blocks[-1][0] + blocks[-1][1] if blocks else size
+        pages.verify(data, 0, first)
+        pages.verify(data, last, size)
+        for offset, length, *_ in blocks:
+            pages.verify(data, offset, offset + 8)
+            meta = int.from_bytes(data[offset + 4 : offset + 8], "little")
+            if not 0 <= meta <= length:
+                raise pages.damaged(f"batch metadata at {offset} is out of bounds")
+            pages.verify(data, offset, offset + 8 + meta)
+
+    def _layout(self, chunk: int) -> list[tuple]:
+        """Per column of a record batch: where its validity bitmap, offsets and values lie in
+        the file, and its offsets as a NumPy view (not read until their pages are checked)."""
+        layout = self._layouts.get(chunk)
+        if layout is None:
+            layout, base = [], self._base
+            for name in self._columns:
+                values = self._open().column(name).chunk(chunk)
+                buffers = values.buffers()
+                validity = None if buffers[0] is None else buffers[0].address - base
+                if len(buffers) < 3:  # fixed width
+                    width = values.type.bit_width // 8
+                    layout.append((values.offset, validity, width, buffers[1].address - base))
+                    continue
+                kind = values.type
+                large = pa.types.is_large_string(kind) or pa.types.is_large_binary(kind)
+                offsets, data = buffers[1], buffers[2]
+                view = np.frombuffer(offsets, dtype=np.int64 if large else np.int32)
+                data_at = data.address - base if data is not None else 0
+                data_size = data.size if data is not None else 0
+                layout.append(
+                    (
+                        values.offset,
+                        validity,
+                        8 if large else 4,
+                        offsets.address - base,
+                        view,
+                        data_at,
+                        data_size,
+                    )
+                )
+            self._layouts[chunk] = layout
+        return layout
+
+    def _verify_value(self, column: tuple, index: int) -> None:
+        """Check the pages holding one value (validity bit, offsets, bytes) of a column laid
+        out as :meth:`_layout` says, before anything reads them."""
+        verify = self._pages.verify_mapped
+        at = column[0] + index
+        if column[1] is not None:
+            verify(column[1] + at // 8, column[1] + at // 8 + 1)
+        width, position = column[2], column[3] + at * column[2]
+        if len(column) == 4:
+            verify(position, position + width)
+            return
+        verify(position, position + 2 * width)
+        low, high = int(column[4][at]), int(column[4][at + 1])
+        if not 0 <= low <= high <= column[6]:
+            raise self._pages.damaged("an offset points outside its values")
+        if high > low:
+            verify(column[5] + low, column[5] + high)
+
+    def _verify_column(self, name: str) -> None:
+        """Check every page holding a column's buffers."""
+        for chunk in self._open().column(name).chunks:
+            for buffer in chunk.buffers():
+                if buffer is not None and buffer.size:
+                    position = buffer.address - self._base
+                    self._pages.verify_mapped(position, position + buffer.size)
+
+    def column_values(self, name: str) -> list:
+        """All values of a column as Python objects (its pages checked first)."""
+
+        def read() -> list:
+            self._verify_column(name)
+            return self._open().column(name).to_pylist()
+
+        return self._repairing(read)
 
     @contextlib.contextmanager
     def _readable(self, path: Path) -> Iterator[None]:
@@ -351,11 +538,10 @@ class ArrowStore:
         try:
             yield
         except (pa.ArrowException, OSError, ValueError) as exc:
+            if isinstance(exc, derived.DamagedError):
+                raise
             reason = " ".join(str(exc).split()) or type(exc).__name__
-            raise CacheError(
-                f"cannot read the store {path} ({reason}): delete it; it is rebuilt from "
-                f"{self._parquet_path()} on next use"
-            ) from exc
+            raise derived.DamagedError(path, f"unreadable: {reason}") from exc
 
     @property
     def columns(self) -> list[str]:
@@ -365,16 +551,22 @@ class ArrowStore:
     def row_of(self) -> dict[str, int]:
         """The id -> row dictionary (built on first use from the id column)."""
         if self._row_of is None:
-            ids = self.table().column(self._id_column).to_pylist()
+            ids = self.column_values(self._id_column)
             self._row_of = {doc_id: row for row, doc_id in enumerate(ids)}
         return self._row_of
 
     def row(self, row: int) -> tuple:
-        """The values of ``row`` in the store's column order."""
-        table = self.table()
-        chunk = bisect.bisect_right(self._chunk_starts, row) - 1
-        offset = row - self._chunk_starts[chunk]
-        return tuple(table.column(name).chunk(chunk)[offset].as_py() for name in self._columns)
+        """The values of ``row`` in the store's column order (their pages checked first)."""
+
+        def read() -> tuple:
+            table = self._open()
+            chunk = bisect.bisect_right(self._chunk_starts, row) - 1
+            offset = row - self._chunk_starts[chunk]
+            for column in self._layout(chunk):
+                self._verify_value(column, offset)
+            return tuple(table.column(name).chunk(chunk)[offset].as_py() for name in self._columns)
+
+        return self._repairing(read)
 
     def batches(
         self, start: int = 0, stop: int | None = None, columns: Sequence[str] | None = None
@@ -382,25 +574,85 @@ class ArrowStore:
         """Rows ``start`` to ``stop`` as record batches, read from the file in order.
 
         Plain reads, not the memory map: a scan keeps about one batch in memory, instead of
-        leaving every page of the corpus mapped into the process.
+        leaving every page of the corpus mapped into the process. Each batch's CRC-32 is
+        checked before Arrow reads it; damage found midway rebuilds the store and the scan
+        goes on from the same row.
         """
-        path = self.path()
-        with self._readable(path), ipc.open_file(pa.OSFile(str(path))) as reader:
+        position = start
+        for attempt in range(2):  # one rebuild; damage found again is raised
+            try:
+                for batch in self._scan(position, stop, columns):
+                    position += batch.num_rows
+                    yield batch
+                return
+            except derived.DamagedError as exc:
+                if attempt:
+                    raise
+                self._rebuild(exc.problem)
+
+    def _scan(self, start: int, stop: int | None, columns) -> Iterator[pa.RecordBatch]:
+        manifest = self._checked()
+        path = self.path_for(self._parquet_path())
+        schema = None
+        with self._readable(path), open(path, "rb", buffering=0) as file:
             first = 0
-            for index in range(reader.num_record_batches):
+            for offset, length, rows, crc in manifest["blocks"]:
                 if stop is not None and first >= stop:
                     return
-                batch = reader.get_batch(index)
-                last = first + batch.num_rows
+                last = first + rows
                 if last > start:
+                    if schema is None:
+                        schema = self._schema(file, manifest)
+                    data = pa.allocate_buffer(length)  # Arrow's pool reuses freed batches
+                    file.seek(offset)
+                    got = file.readinto(memoryview(data).cast("B"))
+                    if got != length or zlib.crc32(data) != crc:
+                        raise derived.DamagedError(path, f"batch at byte {offset} is damaged")
+                    message = ipc.read_message(data)
+                    batch = ipc.read_record_batch(message, schema)
                     low = max(start - first, 0)
-                    high = batch.num_rows if stop is None else min(stop - first, batch.num_rows)
+                    high = rows if stop is None else min(stop - first, rows)
                     batch = batch.slice(low, high - low)
                     yield batch.select(list(columns)) if columns else batch
                 first = last
 
+    def _schema(self, file, manifest: dict) -> pa.Schema:
+        """The schema from the file's verified header and footer."""
+        size = manifest["files"]["store"]["size"]
+        blocks = manifest["blocks"]
+        first = blocks[0][0] if blocks else size
+        last = blocks[-1][0] + blocks[-1][1] if blocks else size
+        for low, high in ((0, first), (last, size)):
+            low, high = self._pages.page_span(low, high)
+            file.seek(low)
+            self._pages.verify(file.read(high - low), low, high if high > low else low, base=low)
+        file.seek(0)
+        return ipc.open_file(file).schema
+
     def __len__(self) -> int:
-        return self.table().num_rows
+        return self._repairing(lambda: self._checked()["rows"])
+
+
+def _well_formed(manifest: dict) -> bool:
+    """Whether a store manifest has the shape :meth:`ArrowStore._write` gives it."""
+    blocks, size = manifest.get("blocks"), manifest["files"]["store"].get("size")
+    if not isinstance(blocks, list) or not isinstance(manifest.get("rows"), int):
+        return False
+    if not all(
+        isinstance(b, list) and len(b) == 4 and all(isinstance(v, int) and v >= 0 for v in b)
+        for b in blocks
+    ):
+        return False
+    if any(offset + length > size for offset, length, _, _ in blocks):
+        return False
+    return sum(b[2] for b in blocks) == manifest["rows"] and bool(_page_crcs(manifest) or not size)
+
+
+def _page_crcs(manifest: dict) -> list[int]:
+    try:
+        return typed_array("I", base64.b64decode(manifest["pages"])).tolist()
+    except (KeyError, TypeError, ValueError):
+        return []
 
 
 class StoreDocstore(Docstore):

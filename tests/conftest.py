@@ -17,6 +17,10 @@ def isolated_home(tmp_path, monkeypatch):
     monkeypatch.delenv("HF_TOKEN", raising=False)
     monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
     monkeypatch.delenv("IR_BRIGHT_VERIFY", raising=False)
+    monkeypatch.delenv("IR_BRIGHT_REVISION", raising=False)
+    monkeypatch.setenv("IR_BRIGHT_HTTP_BACKOFF", "0.001")  # retries without waiting
+    monkeypatch.setenv("IR_BRIGHT_HTTP_TIMEOUT", "10")
+    monkeypatch.delenv("IR_BRIGHT_HTTP_RETRIES", raising=False)
     return home
 
 

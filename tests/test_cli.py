@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import errno
 import json
+import logging
 import os
 import subprocess
 import sys
@@ -164,6 +165,7 @@ def test_info_lists_a_built_bm25_index(bright, capsys, tmp_path, monkeypatch):
 
     monkeypatch.delenv("IR_BRIGHT_VERIFY")  # the two corpora are one file only when verified
     monkeypatch.setattr(hub, "_verify", lambda *args: None)  # as if the fixture matched the pins
+    monkeypatch.setattr(hub.HubFile, "pins", lambda self: (None, None))
     cli(capsys, "bm25", "bright/aops", "-o", str(tmp_path / "r.trec"))
     _, out, _ = cli(capsys, "info", "bright/theoremqa-questions", "--format", "json")
     assert len(json.loads(out)["bm25_indexes"]) == 1  # shared with aops
@@ -410,10 +412,10 @@ def test_download_without_network_is_a_one_line_error(capsys, monkeypatch):
 
 
 def test_download_into_a_read_only_home_is_a_one_line_error(bright, capsys, monkeypatch):
-    def read_only(self, *args, **kwargs):  # tests run as root: chmod would not stop them
-        raise PermissionError(errno.EACCES, "Permission denied", str(self))
+    def read_only(path, *args, **kwargs):  # tests run as root: chmod would not stop them
+        raise PermissionError(errno.EACCES, "Permission denied", str(path))
 
-    monkeypatch.setattr(Path, "touch", read_only)
+    monkeypatch.setattr("ir_bright.hub.create_exclusive", read_only)
     line = assert_usage_error(capsys, "download", "bright/pony", mentions="cannot write")
     assert "set IR_DATASETS_HOME to a writable folder" in line
 
@@ -475,14 +477,18 @@ def test_bm25_output_that_cannot_be_written_is_a_one_line_error(
     assert not list(target.parent.iterdir())  # no .part left behind
 
 
-def test_bm25_names_a_damaged_cached_index_and_leaves_it(bright, capsys, tmp_path):
-    assert cli(capsys, "bm25", "bright/pony", "-o", str(tmp_path / "r.trec"))[0] == 0
+def test_bm25_rebuilds_a_damaged_cached_index_with_one_warning(bright, capsys, caplog, tmp_path):
+    clean = tmp_path / "clean.trec"
+    assert cli(capsys, "bm25", "bright/pony", "-o", str(clean))[0] == 0
     _, out, _ = cli(capsys, "info", "bright/pony", "--format", "json")
     (folder,) = json.loads(out)["bm25_indexes"]
     (Path(folder) / "params.index.json").write_text('{"k1": NaN')
-    line = assert_usage_error(capsys, "bm25", "bright/pony", mentions=folder)
-    assert "cannot be read" in line and "delete that folder" in line
-    assert Path(folder).is_dir()
+    again = tmp_path / "again.trec"
+    caplog.clear()
+    assert cli(capsys, "bm25", "bright/pony", "-o", str(again))[0] == 0
+    warnings = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+    assert len(warnings) == 1 and folder in warnings[0] and "rebuilding" in warnings[0]
+    assert again.read_text() == clean.read_text()
 
 
 def test_bm25_with_a_read_only_cache_is_a_one_line_error(bright, capsys, monkeypatch):

@@ -15,7 +15,7 @@ from ir_bright.errors import CacheError, ChecksumError, DownloadError, OfflineEr
 from ir_bright.hub import HubFile
 
 REPO = "owner/data"
-BODY = bytes(range(256)) * 4096  # 1 MiB
+BODY = b"PAR1" + bytes(range(256)) * 4096 + b"PAR1"  # 1 MiB framed as parquet is
 
 
 def put(hub_root: Path, path: str, body: bytes = BODY) -> bytes:
@@ -167,7 +167,7 @@ def test_read_only_cache_is_a_clear_error(hub, hub_root, isolated_home, monkeypa
     def refuse(self, *args, **kwargs):
         raise PermissionError(13, "Permission denied", str(self))
 
-    monkeypatch.setattr(Path, "touch", refuse)  # as on a read-only file system, even for root
+    monkeypatch.setattr("ir_bright.hub.create_exclusive", refuse)  # a read-only file system
     with pytest.raises(CacheError, match="IR_DATASETS_HOME") as error:
         hub_file().fetch()
     assert str(isolated_home / "ns") in str(error.value)
@@ -222,10 +222,10 @@ def test_twin_files_are_fetched_once_while_verification_is_on(hub, hub_root):
 
 def test_twin_files_are_fetched_apart_from_an_unverified_mirror(hub, hub_root, monkeypatch):
     put(hub_root, "config/a.parquet")
-    put(hub_root, "config/b.parquet", b"a mirror's own bytes")
+    put(hub_root, "config/b.parquet", b"PAR1 a mirror's own bytes PAR1")
     monkeypatch.setenv("IR_BRIGHT_VERIFY", "0")
     canonical, twin = twins()
-    assert twin.fetch().read_bytes() == b"a mirror's own bytes"
+    assert twin.fetch().read_bytes() == b"PAR1 a mirror's own bytes PAR1"
     assert canonical.fetch().read_bytes() == BODY
 
 

@@ -6,6 +6,7 @@ of MM-BRIGHT.md §2 written here (``ref_*``), never from the loader's output.
 
 from __future__ import annotations
 
+import io
 import math
 import random
 import re
@@ -388,15 +389,68 @@ def test_decodability_is_decided_once_and_cached_on_disk(mm, monkeypatch):
     assert len(calls) == len(mm.domains["academia"].doc_images)
 
 
-def test_a_damaged_decodability_verdict_is_a_one_line_error_naming_it(mm):
+@pytest.mark.parametrize(
+    "damaged",
+    [
+        "{ cut short",
+        "null",
+        '{"version": 1}',
+        '{"version": 1, "decodable": {}, "undecodable": []}',
+        '{"version": 2, "decodable": [], "undecodable": {}}',
+        None,  # the manifest removed
+    ],
+)
+def test_a_damaged_decodability_verdict_is_rebuilt_with_one_warning(mm, caplog, damaged):
+    import logging
+
+    from ir_bright import derived
+
+    clean = [d.doc_id for d in ir_datasets.load("mm-bright/academia/task3").docs_iter()]
+    assert clean
+    (verdict,) = ir_bright.hub.cache_home().rglob("*.decodable.json")
+    if damaged is None:
+        derived.manifest_path(verdict).unlink()
+    else:
+        verdict.write_text(damaged)
+    mmbright._domain_at.cache_clear()  # as a new process would start
+    caplog.set_level(logging.WARNING)
+    assert [d.doc_id for d in ir_datasets.load("mm-bright/academia/task3").docs_iter()] == clean
+    warnings = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+    assert len(warnings) == 1 and str(verdict) in warnings[0]
+
+
+def test_a_verdict_that_cannot_be_rebuilt_is_a_one_line_error_naming_it(mm, monkeypatch):
+    from ir_bright import derived
+
     list(ir_datasets.load("mm-bright/academia/task3").docs_iter())
     (verdict,) = ir_bright.hub.cache_home().rglob("*.decodable.json")
-    verdict.write_text("{ cut short")
-    mmbright._domain_at.cache_clear()  # as a new process would start
+    verdict.write_text("null")
+    mmbright._domain_at.cache_clear()
+
+    def refuse(*args, **kwargs):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(derived, "create_exclusive", refuse)
     with pytest.raises(ir_bright.errors.CacheError) as error:
         list(ir_datasets.load("mm-bright/academia/task3").docs_iter())
-    assert str(verdict) in str(error.value) and "delete it" in str(error.value)
-    assert verdict.read_text() == "{ cut short"
+    assert str(verdict) in str(error.value) and "\n" not in str(error.value)
+
+
+def test_a_huge_image_is_judged_in_bounded_memory_without_printing_warnings(recwarn):
+    import resource
+
+    from PIL import Image
+
+    from ir_bright.mmbright import images
+
+    buffer = io.BytesIO()
+    Image.new("L", (12000, 12000)).save(buffer, "PNG")  # 144 M pixels: a bomb warning
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    with images.counted_warnings() as warned:
+        assert images.decode_format(buffer.getvalue()) == "png"
+    grown_mb = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024
+    assert warned[0] == 1 and len(recwarn) == 0
+    assert grown_mb < 200
 
 
 # --- downloads ------------------------------------------------------------------------------
@@ -540,3 +594,16 @@ def test_missing_pillow_is_a_one_line_error(mm, monkeypatch):
     message = str(info.value)
     assert "\n" not in message and "pip install 'ir_bright[images]'" in message
     list(ir_datasets.load("mm-bright/academia/task1").queries_iter())  # task 1 needs no Pillow
+
+
+def test_a_huge_jpeg_is_decoded_at_reduced_scale_and_a_broken_one_refused():
+    from PIL import Image
+
+    from ir_bright.mmbright import images
+
+    buffer = io.BytesIO()
+    Image.new("RGB", (9000, 5000), (10, 200, 30)).save(buffer, "JPEG", quality=20)
+    data = buffer.getvalue()
+    with images.counted_warnings():
+        assert images.decode_format(data) == "jpeg"
+        assert images.decode_format(data[: len(data) // 3]) is None  # cut short: no pixels

@@ -52,13 +52,18 @@ def test_store_answers_random_rows_and_is_built_once(corpus):
     assert again.row(0) == (ids[0], texts[0]) and built.stat().st_mtime_ns == stamp
 
 
-def test_a_damaged_store_is_a_one_line_error_naming_it(corpus):
+def test_a_store_that_cannot_be_rebuilt_is_a_one_line_error_naming_it(corpus, monkeypatch):
     path, _, _ = corpus
     parquet.ArrowStore.path_for(path).write_bytes(b"ARROW1 cut short")
     store = parquet.ArrowStore(lambda: path, "id", ["id", "content"])
+
+    def refuse(*args, **kwargs):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(parquet.derived, "create_exclusive", refuse)
     for use in (store.table, lambda: next(store.batches())):
         with pytest.raises(CacheError) as error:
             use()
         message = str(error.value)
-        assert str(parquet.ArrowStore.path_for(path)) in message and "delete it" in message
+        assert str(parquet.ArrowStore.path_for(path)) in message and "IR_DATASETS_HOME" in message
         assert "\n" not in message

@@ -16,8 +16,9 @@ EPILOG = """examples:
   ir-bright download bright/pony bright/pony-long
   ir-bright download 'bright/pony*'               a glob: pony and all its variants
   HF_HUB_OFFLINE=1 ir-bright bm25 bright/biology -o run.trec   later, without network
-Each file is verified (size and md5, or the hub's sha256) before it enters the cache, unless
-IR_BRIGHT_VERIFY=0. Files already cached are not fetched again; one that is visibly damaged
+Each file this command fetches is verified (pinned size and md5, or the size and sha256 the hub
+publishes) before it enters the cache, unless IR_BRIGHT_VERIFY=0; the summary counts only the
+files this process fetched. Files already cached are not fetched again; one that is visibly damaged
 (another size than the hub's, an unreadable parquet file) is named, and left for you to delete.
 The summary goes to stdout."""
 
@@ -82,16 +83,21 @@ def run(args: argparse.Namespace) -> int:
         for file in missing:
             sys.stdout.write(f"{file.url}\t{file.size if file.size is not None else '?'}\n")
         return 0
-    fetched = 0
+    fetched, fetched_bytes = 0, 0
     with tqdm(total=len(missing), unit="file", desc="downloading", disable=None) as bar:
         for file in missing:
-            path = file.fetch()
-            fetched += path.stat().st_size
+            _, size = file.ensure()  # 0 bytes: another process fetched it meanwhile
+            fetched += size > 0
+            fetched_bytes += size
             bar.update(1)
-    verified = "verified" if hub.verification_enabled() else "NOT verified (IR_BRIGHT_VERIFY=0)"
+    verified = {
+        "pins": "verified (pinned size and md5, else the hub's sha256)",
+        "hub": "verified (the hub's sha256; IR_BRIGHT_VERIFY=hub)",
+        "off": "NOT verified (IR_BRIGHT_VERIFY=0)",
+    }[hub.verification_mode()]
     sys.stdout.write(
-        f"fetched {len(missing)} file(s), {hub.human_size(fetched)}, {verified}; "
-        f"{len(files) - len(missing)} already cached; {len(files)} file(s) in all under "
+        f"fetched {fetched} file(s), {hub.human_size(fetched_bytes)}, {verified}; "
+        f"{len(files) - fetched} already cached; {len(files)} file(s) in all under "
         f"{hub.cache_home()}\n"
     )
     return 0
@@ -117,17 +123,16 @@ def _check_cached(files: list) -> None:
 
 def damage(file) -> str | None:
     """Why the cached copy of ``file`` is damaged, or None."""
-    from .. import hub
 
     path = file.cached_path()
     if path is None:
         return None
-    expected = file.shared().size
+    expected = file.shared().pins()[0]
     try:
         size = path.stat().st_size
     except OSError as exc:
         return f"cached file {path} cannot be read ({exc.strerror})"
-    if hub.verification_enabled() and expected is not None and size != expected:
+    if expected is not None and size != expected:
         return f"cached file {path} has {size} bytes, the hub's file {expected} (cut short?)"
     if path.name.endswith(".parquet"):
         import pyarrow.parquet as pq

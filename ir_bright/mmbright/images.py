@@ -10,10 +10,12 @@ Pillow is needed only to build that file.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import logging
 import os
+import warnings
 from collections.abc import Callable, Iterable, Iterator
 from functools import cached_property
 from pathlib import Path
@@ -21,30 +23,61 @@ from pathlib import Path
 from ir_datasets.formats import BaseDocs
 from ir_datasets.indices import Docstore
 
+from .. import derived
 from ..errors import CacheError, IrBrightError, require
 from ..parquet import ArrowStore, open_parquet
 from ..records import MMBrightImageDoc
 from .source import file
 
-__all__ = ["ImageCorpus", "ImageDocs", "decode_format"]
+__all__ = ["ImageCorpus", "ImageDocs", "counted_warnings", "decode_format"]
 
 logger = logging.getLogger(__name__)
 
-VERDICT_VERSION = 1
+VERDICT_VERSION = 2  # 2: with a manifest (ir_bright.derived)
+VERDICT_KIND = "ir_bright.decodable"
+FULL_DECODE_PIXELS = 40_000_000  # about 120 MB as RGB
 PATH, BYTES = "path", "bytes"
 
 
 def decode_format(data: bytes | None) -> str | None:
-    """The lowercase format Pillow decodes ``data`` as, or None when it cannot."""
+    """The lowercase format Pillow decodes ``data`` as, or None when it cannot.
+
+    Memory stays bounded: an image of at most :data:`FULL_DECODE_PIXELS` pixels is opened and
+    converted to RGB, as the official loader does; a larger one (which would take over 120 MB
+    to convert) is decoded at 1/8 scale when it is a JPEG (``draft``), else judged by
+    ``Image.open`` plus ``verify()``, which checks its structure and checksums (PNG's chunk
+    CRCs) without holding the pixels. Pillow refuses an image over twice its
+    ``MAX_IMAGE_PIXELS`` (a decompression bomb) in ``open`` itself, as it does for the official
+    loader. Pillow's warnings are counted by the caller (:func:`counted_warnings`), not printed.
+    """
     image_module = require("PIL.Image", "images")
     if not data:
         return None
     try:
         with image_module.open(io.BytesIO(data)) as image:
-            image.convert("RGB")
-            return (image.format or "unknown").lower()
+            fmt = (image.format or "unknown").lower()
+            width, height = image.size
+            if width * height <= FULL_DECODE_PIXELS:
+                image.convert("RGB")
+            elif fmt == "jpeg":  # decoded for real, at a reduced scale (1/8 per side)
+                image.draft("RGB", (width // 8, height // 8))
+                image.load()
+            else:
+                image.verify()
+            return fmt
     except Exception:  # the official loader drops any image that fails to decode
         return None
+
+
+@contextlib.contextmanager
+def counted_warnings() -> Iterator[list[int]]:
+    """Silence warnings (Pillow's DecompressionBombWarning) inside; yields ``[count]``, set on
+    exit."""
+    counter = [0]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        yield counter
+    counter[0] = len(caught)
 
 
 class ImageCorpus:
@@ -70,49 +103,56 @@ class ImageCorpus:
     def _verdict(self) -> dict:
         parquet = self.hub_file.fetch()
         target = parquet.with_name(parquet.name + ".decodable.json")
-        if target.is_file():
-            verdict = _read_verdict(target, parquet)
-            if verdict.get("version") == VERDICT_VERSION:
-                return verdict
-        return self._decide(target)
+        verdict, problem = _checked_verdict(target, parquet)
+        return verdict if verdict is not None else self._decide(target, problem)
 
-    def _decide(self, target: Path) -> dict:
-        import filelock
-
+    def _decide(self, target: Path, problem: str | None) -> dict:
         require("PIL.Image", "images")
+        parquet = self.hub_file.fetch()
         try:
-            with filelock.FileLock(str(target) + ".lock"):
-                if target.is_file():
-                    return _read_verdict(target, self.hub_file.fetch())
+            with derived.file_lock(target):
+                verdict, problem = _checked_verdict(target, parquet)
+                if verdict is not None:
+                    return verdict
+                if problem is not None:
+                    derived.rebuild_warning(target, problem)
                 logger.info("deciding which %s of %s decode (once)", self.config, self.domain)
-                decodable: dict[str, str] = {}
-                undecodable: list[str] = []
-                seen: set[str] = set()
-                for batch in self.store.batches():
-                    paths = batch.column(PATH).to_pylist()
-                    blobs = batch.column(BYTES)
-                    for i, path in enumerate(paths):
-                        if path is None or path in seen:
-                            continue
-                        seen.add(path)
-                        fmt = decode_format(blobs[i].as_py())
-                        if fmt is None:
-                            undecodable.append(path)
-                        else:
-                            decodable[path] = fmt
-                verdict = {
-                    "version": VERDICT_VERSION,
-                    "decodable": decodable,
-                    "undecodable": undecodable,
-                }
+                verdict = self._judge_all()
+                derived.manifest_path(target).unlink(missing_ok=True)
                 partial = target.with_name(target.name + ".part")
-                partial.write_text(json.dumps(verdict), "utf-8")
+                derived.json_dump(partial, verdict)
                 os.replace(partial, target)
+                derived.write_manifest(
+                    target, VERDICT_KIND, VERDICT_VERSION, parquet, {"verdict": target}
+                )
                 return verdict
-        except PermissionError as exc:
+        except OSError as exc:
             raise CacheError(
-                f"cannot write {target} ({exc.strerror}): set IR_DATASETS_HOME to a writable folder"
+                f"cannot write {target} ({exc.strerror or exc}): set IR_DATASETS_HOME to a "
+                "writable folder"
             ) from exc
+
+    def _judge_all(self) -> dict:
+        """Decide every image of the config (the first row of a repeated path counts)."""
+        decodable: dict[str, str] = {}
+        undecodable: list[str] = []
+        seen: set[str] = set()
+        with counted_warnings() as warned:
+            for batch in self.store.batches():
+                paths = batch.column(PATH).to_pylist()
+                blobs = batch.column(BYTES)
+                for i, path in enumerate(paths):
+                    if path is None or path in seen:
+                        continue
+                    seen.add(path)
+                    fmt = decode_format(blobs[i].as_py())
+                    if fmt is None:
+                        undecodable.append(path)
+                    else:
+                        decodable[path] = fmt
+        if warned[0]:
+            logger.info("Pillow warned %d time(s) on %s of %s", warned[0], self.config, self.domain)
+        return {"version": VERDICT_VERSION, "decodable": decodable, "undecodable": undecodable}
 
     @property
     def formats(self) -> dict[str, str]:
@@ -129,7 +169,7 @@ class ImageCorpus:
         """Path -> its FIRST row: the row whose bytes the verdict judged and ``docs_iter``
         yields (the store's own index keeps the last row of a repeated path)."""
         rows: dict[str, int] = {}
-        for row, path in enumerate(self.store.table().column(PATH).to_pylist()):
+        for row, path in enumerate(self.store.column_values(PATH)):
             rows.setdefault(path, row)
         return rows
 
@@ -215,11 +255,30 @@ class ImageDocs(BaseDocs):
         return None
 
 
-def _read_verdict(target: Path, parquet: Path) -> dict:
-    """The cached decodability verdict; a damaged file is a one-line error naming it."""
+def _checked_verdict(target: Path, parquet: Path) -> tuple[dict | None, str | None]:
+    """The cached verdict when intact (manifest, checksum, shape), else (None, the problem)."""
+    if not target.exists() and not os.path.islink(target):
+        return None, None
+    manifest, problem = derived.check(
+        target, VERDICT_KIND, VERDICT_VERSION, parquet, {"verdict": target}
+    )
+    if manifest is None:
+        return None, problem
     try:
-        return json.loads(target.read_text("utf-8"))
-    except (ValueError, OSError) as exc:
-        raise CacheError(
-            f"cannot read {target} ({exc}): delete it; it is recomputed from {parquet}"
-        ) from exc
+        verdict = json.loads(target.read_bytes())
+    except (OSError, ValueError):
+        return None, "unreadable"
+    if not _well_formed(verdict):
+        return None, "not a verdict of this version"
+    return verdict, None
+
+
+def _well_formed(verdict) -> bool:
+    return (
+        isinstance(verdict, dict)
+        and verdict.get("version") == VERDICT_VERSION
+        and isinstance(verdict.get("decodable"), dict)
+        and all(isinstance(k, str) and isinstance(v, str) for k, v in verdict["decodable"].items())
+        and isinstance(verdict.get("undecodable"), list)
+        and all(isinstance(p, str) for p in verdict["undecodable"])
+    )

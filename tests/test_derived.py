@@ -1,0 +1,261 @@
+"""Damaged derived files (Arrow store, decodability verdicts, BM25 index): rebuilt with one
+warning and a result equal to a clean run's, or named in a one-line error; never a crash."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import subprocess
+import sys
+
+import pyarrow as pa
+import pyarrow.ipc as ipc
+import pyarrow.parquet as pq
+import pytest
+
+from ir_bright import derived, parquet
+
+ROWS = 3000
+
+
+@pytest.fixture
+def corpus(tmp_path):
+    ids = [f"domain/doc_{i}.txt" for i in range(ROWS)]
+    texts = [f"text number {i} " * (i % 5 + 1) for i in range(ROWS)]
+    path = tmp_path / "docs.parquet"
+    pq.write_table(pa.table({"id": ids, "content": texts}), path, row_group_size=500)
+    return path, ids, texts
+
+
+def new_store(path):
+    return parquet.ArrowStore(lambda: path, "id", ["id", "content"])
+
+
+def buffer_positions(store_path, column: str, chunk: int = 1) -> tuple[int, int]:
+    """File positions of a column chunk's offsets buffer and values buffer."""
+    source = pa.memory_map(str(store_path))
+    whole = source.read_buffer()
+    table = ipc.open_file(pa.BufferReader(whole)).read_all()
+    chunks = table.column(column).chunks
+    buffers = chunks[min(chunk, len(chunks) - 1)].buffers()
+    return buffers[1].address - whole.address, buffers[2].address - whole.address
+
+
+def overwrite(path, position: int, data: bytes, keep_mtime: bool = True) -> None:
+    stat = os.stat(path)
+    with open(path, "r+b") as file:
+        file.seek(position)
+        file.write(data)
+    if keep_mtime:  # the sneakiest damage: size and time unchanged
+        os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+
+
+def alter_offsets(store_path, manifest):
+    offsets, _ = buffer_positions(store_path, "content")
+    overwrite(store_path, offsets + 4, (10**9).to_bytes(4, "little"))
+
+
+def alter_text(store_path, manifest):
+    _, values = buffer_positions(store_path, "content")
+    overwrite(store_path, values + 5, b"X")
+
+
+def alter_ids(store_path, manifest):
+    _, values = buffer_positions(store_path, "id", chunk=0)
+    overwrite(store_path, values, b"Z")
+
+
+def truncate(store_path, manifest):
+    with open(store_path, "r+b") as file:
+        file.truncate(os.path.getsize(store_path) // 2)
+
+
+def drop_manifest(store_path, manifest):
+    manifest.unlink()
+
+
+def old_version(store_path, manifest):
+    data = json.loads(manifest.read_text())
+    data["version"] = 1
+    manifest.write_text(json.dumps(data))
+
+
+def manifest_garbage(store_path, manifest):
+    manifest.write_text("null")
+
+
+def manifest_blocks_garbage(store_path, manifest):
+    data = json.loads(manifest.read_text())
+    data["blocks"] = [[0, "x"]]
+    manifest.write_text(json.dumps(data))
+
+
+def manifest_pages_missing(store_path, manifest):
+    data = json.loads(manifest.read_text())
+    del data["pages"]
+    manifest.write_text(json.dumps(data))
+
+
+def manifest_files_garbage(store_path, manifest):
+    data = json.loads(manifest.read_text())
+    data["files"] = {"store": 7}
+    manifest.write_text(json.dumps(data))
+
+
+def source_changed(store_path, manifest):
+    parquet_path = store_path.with_name("docs.parquet")
+    os.utime(parquet_path, ns=(1, 1))
+
+
+DAMAGE = [
+    alter_offsets,
+    alter_text,
+    alter_ids,
+    truncate,
+    drop_manifest,
+    old_version,
+    manifest_garbage,
+    manifest_blocks_garbage,
+    manifest_pages_missing,
+    manifest_files_garbage,
+    source_changed,
+]
+
+
+@pytest.mark.parametrize("damage", DAMAGE, ids=lambda f: f.__name__)
+@pytest.mark.parametrize("use", ["scan", "lookups"])
+def test_a_damaged_store_is_rebuilt_with_one_warning_and_the_same_result(
+    corpus, caplog, damage, use
+):
+    path, ids, texts = corpus
+    clean = new_store(path)
+    expected = list(zip(ids, texts))
+    assert [clean.row(i) for i in range(ROWS)] == expected  # builds it
+    store_path = parquet.ArrowStore.path_for(path)
+    damage(store_path, derived.manifest_path(store_path))
+    store = new_store(path)
+    caplog.set_level(logging.WARNING)
+    if use == "scan":
+        got = [
+            row
+            for batch in store.batches()
+            for row in zip(batch.column(0).to_pylist(), batch.column(1).to_pylist())
+        ]
+    else:
+        got = [store.row(store.row_of()[doc_id]) for doc_id in ids]
+    assert got == expected
+    warnings = [r for r in caplog.records if r.levelno >= logging.WARNING]
+    assert len(warnings) == 1 and "rebuilding" in warnings[0].getMessage()
+    assert str(store_path) in warnings[0].getMessage()
+    assert [new_store(path).row(i) for i in (0, ROWS - 1)] == [expected[0], expected[-1]]
+
+
+def test_a_store_damaged_after_it_was_opened_is_caught_before_use(corpus, caplog):
+    path, ids, texts = corpus
+    store = new_store(path)
+    assert store.row(0) == (ids[0], texts[0])  # opened and mapped
+    store_path = parquet.ArrowStore.path_for(path)
+    alter_text(store_path, None)  # same inode: the mapping sees the change
+    assert [store.row(i) for i in range(ROWS)] == list(zip(ids, texts))
+    assert sum(r.levelno >= logging.WARNING for r in caplog.records) == 1
+
+
+def test_a_store_part_file_that_is_a_link_is_not_followed(corpus, tmp_path):
+    path, ids, texts = corpus
+    outside = tmp_path / "precious.txt"
+    outside.write_text("keep me")
+    os.symlink(outside, parquet.ArrowStore.path_for(path).with_name("docs.parquet.arrow.part"))
+    assert new_store(path).row(3) == (ids[3], texts[3])
+    assert outside.read_text() == "keep me"
+
+
+# -- the BM25 index ---------------------------------------------------------------------------
+
+
+def empty_vocab(folder):
+    (folder / "vocab.index.json").write_text("{}")
+
+
+def shifted_indices(folder):
+    import numpy as np
+
+    path = folder / "indices.csc.index.npy"
+    indices = np.load(path)
+    np.save(path, np.roll(indices, 1))
+
+
+def nan_scores(folder):
+    import numpy as np
+
+    path = folder / "data.csc.index.npy"
+    data = np.load(path)
+    data[: max(1, len(data) // 2)] = np.nan
+    np.save(path, data)
+
+
+def no_stats(folder):
+    (folder / "ir_bright.json").unlink()
+
+
+def no_manifest(folder):
+    derived.manifest_path(folder).unlink()
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [empty_vocab, shifted_indices, nan_scores, no_stats, no_manifest],
+    ids=lambda f: f.__name__,
+)
+def test_a_damaged_bm25_index_is_rebuilt_and_the_run_equals_a_clean_one(
+    hub, hub_root, monkeypatch, caplog, damage
+):
+    pytest.importorskip("bm25s")
+    import ir_datasets
+
+    from ir_bright import bm25
+    from tests.fixtures import bright_hub
+
+    monkeypatch.setenv("IR_BRIGHT_VERIFY", "0")
+    bright_hub.write_bright(hub_root)
+    clean = list(bm25.retrieve("bright/biology", progress=False))
+    folder = bm25.index_folder(ir_datasets.load("bright/biology"))
+    damage(folder)
+    caplog.set_level(logging.WARNING)
+    assert list(bm25.retrieve("bright/biology", progress=False)) == clean
+    warnings = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+    assert len(warnings) == 1 and str(folder) in warnings[0]
+    assert list(bm25.retrieve("bright/biology", progress=False)) == clean  # no third build
+
+
+# -- the command line, in a fresh process ------------------------------------------------------
+
+
+def run_cli(*argv):
+    return subprocess.run(
+        [sys.executable, "-m", "ir_bright", *argv], capture_output=True, text=True, timeout=120
+    )
+
+
+@pytest.mark.parametrize("damage", [alter_offsets, alter_text], ids=lambda f: f.__name__)
+def test_commands_on_a_damaged_store_print_the_clean_output_and_one_warning(
+    hub, hub_root, monkeypatch, damage
+):
+    import ir_datasets
+
+    import ir_bright  # noqa: F401 - registers ir_bright's BRIGHT over the core's
+    from tests.fixtures import bright_hub
+
+    monkeypatch.setenv("IR_BRIGHT_VERIFY", "0")
+    bright_hub.write_bright(hub_root)
+    build = "import ir_bright, ir_datasets; ir_datasets.load('bright/biology').docs_store().build()"
+    subprocess.run([sys.executable, "-c", build], check=True, timeout=120)  # a fresh process
+    clean = run_cli("export", "bright/biology", "docs")
+    assert clean.returncode == 0, clean.stderr
+    parquet_path = ir_datasets.load("bright/biology").docs_path()
+    store_path = parquet.ArrowStore.path_for(parquet_path)
+    damage(store_path, derived.manifest_path(store_path))
+    again = run_cli("export", "bright/biology", "docs")
+    assert again.returncode == 0 and again.stdout == clean.stdout
+    lines = [line for line in again.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and "rebuilding" in lines[0] and "Traceback" not in again.stderr
