@@ -345,6 +345,39 @@ def test_a_split_missing_from_the_listing_is_named(pro, hub_root):
         list(ir_datasets.load("bright-pro/economics").queries_iter())
 
 
+@pytest.mark.parametrize(
+    "config, row, mentions",
+    [
+        ("examples", {"id": 0, "query": "q"}, "without 'gold_ids'"),
+        ("examples", {"query": "q", "gold_ids": ["earth/1.txt"]}, "without 'id'"),
+        ("examples", {"id": 0, "query": "q", "gold_ids": "earth/1.txt"}, "'gold_ids' of a row"),
+        ("aspects", {"weight": 1, "supporting_docs": ["earth/1.txt"]}, "without 'id'"),
+        (
+            "aspects",  # a string is not a list of one doc id: its characters are no doc ids
+            {"id": "earth_science-0-a1", "weight": 1, "supporting_docs": "earth/1.txt"},
+            "'supporting_docs' of a row is str",
+        ),
+        (
+            "aspects",
+            {"id": "earth_science-0-a1", "weight": "heavy", "supporting_docs": ["earth/1.txt"]},
+            "weight 'heavy', not a number",
+        ),
+    ],
+)
+def test_a_row_missing_or_mistyping_a_field_is_a_one_line_error(
+    pro, hub_root, tmp_path, capsys, config, row, mentions
+):
+    from ir_bright.cli import main
+
+    path = hub_root / "yale-nlp" / "Bright-Pro" / config / "earth_science.json"
+    path.write_text(json.dumps([row]), "utf-8")
+    run = tmp_path / "run.trec"
+    run.write_text("0 Q0 earth/1.txt 1 1.0 x\n")
+    assert main(["evaluate", "bright-pro/earth-science", str(run)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert mentions in err and "error:" in err and "internal" not in err
+
+
 def official_cases():
     """Inputs and the official scripts' outputs, committed with the command that made them."""
     from pathlib import Path
