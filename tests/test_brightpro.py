@@ -337,6 +337,34 @@ def test_a_damaged_cached_listing_is_named(pro, isolated_home):
         list(ir_datasets.load("bright-pro/economics").queries_iter())
 
 
+@pytest.mark.parametrize("page", [[{"type": "file", "size": 3}], ["examples/x.json"], {}])
+def test_a_listing_that_is_not_a_list_of_files_is_a_one_line_error(
+    monkeypatch, isolated_home, page
+):
+    import requests
+
+    from ir_bright import hub
+    from ir_bright.errors import DownloadError
+
+    class Answer:
+        status_code, links = 200, {}
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return False
+
+        def json(self):
+            return page
+
+    monkeypatch.setattr(requests, "get", lambda *args, **kwargs: Answer())
+    cache = isolated_home / "listing.json"
+    with pytest.raises(DownloadError, match="did not answer a list of files"):
+        hub.list_folder("yale-nlp/Bright-Pro", "main", "examples", cache)
+    assert not cache.exists()
+
+
 def test_a_split_missing_from_the_listing_is_named(pro, hub_root):
     from ir_bright.errors import DownloadError
 
