@@ -29,7 +29,7 @@ from ..parquet import ParquetDocs
 from ..records import BrightProAspect, BrightProQrel, BrightProQuery
 from ..registry import Documentation, collection_root, dataset, etc_json, etc_yaml
 from .aspects import Aspects, parse_aspects, pro_qrels
-from .source import NAMESPACE, DocsFile, Split
+from .source import CONFIGS, NAMESPACE, DocsFile, Split
 
 __all__ = ["datasets", "summary", "NAMESPACE", "ProAspects", "ProQrels", "ProQueries"]
 
@@ -207,7 +207,7 @@ def _dataset(dataset_id, split, domain, spec, docs, subset, docs_yaml) -> Datase
         "official_measures": list(docs_yaml["official_measures"]),
         "website": collection["website"],
     }
-    files = ListedFiles([Split(config, split) for config in ("examples", "documents", "aspects")])
+    files = ListedFiles([Split(config, split) for config in CONFIGS])
     metadata = {"queries": {"count": len(subset)}} if subset is not None else {}
     return dataset(
         dataset_id,

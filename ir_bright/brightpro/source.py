@@ -32,9 +32,12 @@ from ..errors import CacheError, DownloadError
 from ..parquet import open_parquet, read_batches
 from ..registry import etc_json
 
-__all__ = ["REPO", "NAMESPACE", "Split", "revision"]
+__all__ = ["CONFIGS", "REPO", "NAMESPACE", "Split", "revision"]
 
-REPO = "yale-nlp/Bright-Pro"
+REPO: str = etc_json("brightpro_files.json")["repo"]
+"""The hub dataset (``etc/brightpro_files.json``)."""
+CONFIGS: tuple[str, ...] = tuple(etc_json("brightpro_files.json")["configs"])
+"""Its configs, each a folder with one split per domain."""
 NAMESPACE = "bright-pro"
 REVISION_VARIABLE = "IR_BRIGHT_PRO_REVISION"
 FORMATS = ("parquet", "jsonl", "json")
