@@ -449,7 +449,18 @@ def _score(
                     name: np.array([scores[q][measure] for q in queries])
                     for name, scores in per_system.items()
                 }
-                result.setdefault(measure, {})[key] = _scored_by_all(queries, by_system)
+                scored = _scored_by_all(queries, by_system)
+                if len(scored.queries) < len(queries):
+                    logger.warning(
+                        "%s on %s: %d of %d queries left out of every system's pairs: a run "
+                        "does not rank them and the measure skips such queries (as the "
+                        "official script does)",
+                        measure,
+                        key,
+                        len(queries) - len(scored.queries),
+                        len(queries),
+                    )
+                result.setdefault(measure, {})[key] = scored
     return result
 
 

@@ -458,13 +458,14 @@ def test_aspect_measures_on_a_dataset_without_aspects_are_a_one_line_error(
     assert "need qrels with query_id, doc_id, relevance, aspect_id" in capsys.readouterr().err
 
 
-def test_compare_pairs_only_the_queries_both_runs_score(pro):
+def test_compare_pairs_only_the_queries_both_runs_score(pro, caplog):
     pytest.importorskip("scipy")
     from ir_bright.compare import compare
 
     both = [ScoredDoc("3", "bio/0.txt", 2.0), ScoredDoc("4", "bio/9.txt", 1.0)]
     only_3 = [ScoredDoc("3", "bio/1.txt", 2.0)]  # query 4 absent: skipped by wAlpha_nDCG
     frame = compare(both, [only_3], "bright-pro/biology", measures=["wAlpha_nDCG@25"])
+    assert "wAlpha_nDCG@25 on bright-pro/biology: 1 of 2 queries left out" in caplog.text
     (row,) = frame.to_dict("records")
     ideal_3 = 0.75 + 0.5 / math.log2(3) + 0.25 / 2
     assert row["mean"] == pytest.approx(0.75 / ideal_3)  # query 3 only, for both runs
