@@ -365,6 +365,18 @@ def test_a_listing_that_is_not_a_list_of_files_is_a_one_line_error(
     assert not cache.exists()
 
 
+def test_a_listed_path_outside_the_config_folder_is_never_fetched(pro, hub, isolated_home):
+    from ir_bright.errors import DownloadError
+
+    listing = isolated_home / "bright-pro" / "main" / "listing" / "examples.json"
+    listing.parent.mkdir(parents=True)
+    outside = "examples/../../../../economics.jsonl"
+    listing.write_text(json.dumps([{"path": outside, "size": 10, "sha256": None}]), "utf-8")
+    with pytest.raises(DownloadError, match="no file for split economics in examples/"):
+        list(ir_datasets.load("bright-pro/economics").queries_iter())
+    assert hub.downloads() == []
+
+
 def test_a_split_missing_from_the_listing_is_named(pro, hub_root):
     from ir_bright.errors import DownloadError
 

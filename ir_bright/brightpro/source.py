@@ -82,8 +82,9 @@ class Split:
         entries = hub.list_folder(REPO, revision(), self.config, self.listing_path())
         by_format: dict[str, list[hub.ListedEntry]] = {}
         for entry in sorted(entries, key=lambda e: e.path):
-            match = self._name.fullmatch(entry.path.rsplit("/", 1)[-1])
-            if match:
+            folder, _, name = entry.path.rpartition("/")
+            match = self._name.fullmatch(name)
+            if match and folder == self.config:  # never a path outside the folder (../)
                 by_format.setdefault(match.group(1).lower(), []).append(entry)
         # one format per split (parquet first): a folder holding the same rows twice, as
         # parquet and as JSON, must not yield them twice
