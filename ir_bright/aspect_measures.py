@@ -69,6 +69,16 @@ class SkippingMean(Agg):
         return self.sum / self.count if self.count else 0.0
 
 
+class _Fraction(ParamInfo):
+    """A float parameter from 0 to 1 (the integers 0 and 1 too); anything else is invalid."""
+
+    def validate(self, value: Any) -> bool:
+        """Whether ``value`` is absent (the default) or a number from 0 to 1."""
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            return 0 <= value <= 1
+        return super().validate(value)
+
+
 class _AspectMeasure(Measure):
     DEFAULT = float("nan")  # a query absent from the run is skipped, not 0
 
@@ -99,7 +109,7 @@ class _WeightedAlphaNDCG(_AspectMeasure):
     SHORT_DESC = "alpha-nDCG over weighted reasoning aspects, with a greedy ideal ranking."
     SUPPORTED_PARAMS = {
         "cutoff": ParamInfo(dtype=int, required=False, desc="ranking cutoff threshold"),
-        "alpha": ParamInfo(dtype=float, default=0.5, desc="redundancy penalty per aspect"),
+        "alpha": _Fraction(dtype=float, default=0.5, desc="redundancy penalty, 0 to 1"),
     }
 
 

@@ -244,9 +244,10 @@ def compare(
     ``"mm-bright-task1"``, ...), each is a folder of runs found as ``ir-bright report`` finds
     them, or a ``{dataset id: run}`` mapping; the domains compared are the baseline's, and
     every system needs a run for each of them. ``systems`` is a list of runs (a single run
-    file, DataFrame or folder also works) or a ``{name: run}`` dict; ``names`` (baseline
-    first) label them otherwise. ``measures`` default to the dataset's official ones or the
-    benchmark's headline measure. The rest is described in the module docstring.
+    file, DataFrame, ``{query_id: {doc_id: score}}`` dict or folder also works) or a
+    ``{name: run}`` dict; ``names`` (baseline first) label them otherwise. ``measures``
+    default to the dataset's official ones or the benchmark's headline measure. The rest is
+    described in the module docstring.
     """
     if (dataset is None) == (benchmark is None):
         raise CompareError("give a dataset or a benchmark (one of them)")
@@ -308,7 +309,8 @@ def _label_runs(baseline: Any, systems: Any, names: Sequence[str] | None) -> dic
         base = names[0] if names else _run_name(baseline, "baseline")
         pairs = [(base, baseline), *given]
     else:
-        if isinstance(systems, str | os.PathLike) or hasattr(systems, "columns"):
+        one_run = isinstance(systems, str | os.PathLike) or hasattr(systems, "columns")
+        if one_run or (isinstance(systems, Mapping) and systems):  # {query_id: {doc: score}}
             systems = [systems]
         runs = [baseline, *systems]
         if names is not None and len(names) != len(runs):
@@ -447,7 +449,18 @@ def _score(
                     name: np.array([scores[q][measure] for q in queries])
                     for name, scores in per_system.items()
                 }
-                result.setdefault(measure, {})[key] = _scored_by_all(queries, by_system)
+                scored = _scored_by_all(queries, by_system)
+                if len(scored.queries) < len(queries):
+                    logger.warning(
+                        "%s on %s: %d of %d queries left out of every system's pairs: a run "
+                        "does not rank them and the measure skips such queries (as the "
+                        "official script does)",
+                        measure,
+                        key,
+                        len(queries) - len(scored.queries),
+                        len(queries),
+                    )
+                result.setdefault(measure, {})[key] = scored
     return result
 
 

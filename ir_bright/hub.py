@@ -839,7 +839,9 @@ def _listing_pages(url: str) -> Iterator[dict]:
                 raise DownloadError(
                     f"{shown} did not answer a JSON listing: check HF_ENDPOINT"
                 ) from exc
-            if not isinstance(page, list):
+            if not isinstance(page, list) or not all(
+                isinstance(i, dict) and "path" in i for i in page
+            ):
                 raise DownloadError(f"{shown} did not answer a list of files: check HF_ENDPOINT")
             yield from page
             url = response.links.get("next", {}).get("url")

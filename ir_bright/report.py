@@ -373,10 +373,8 @@ def published(name: str, bench: Benchmark, measure: str) -> dict[str, Any]:
     when there is none or the table's ``measure`` is not the published one."""
     available = _etc("reference.json")["references"].get(bench.name, {})
     if name not in available:
-        hint = ", ".join(available) if available else "none are published"
-        raise ReportError(
-            f"no published row {name!r} for benchmark {bench.name}: choose from {hint}"
-        )
+        hint = f"choose from {', '.join(available)}" if available else "none is in ir_bright"
+        raise ReportError(f"no published row {name!r} for benchmark {bench.name}: {hint}")
     if measure != bench.measure:
         raise ReportError(
             f"the published rows are {bench.measure}, the table is {measure}: "

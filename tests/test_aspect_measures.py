@@ -248,6 +248,27 @@ def test_default_alpha_is_half():
     assert str(wAlpha_nDCG @ 25) == "wAlpha_nDCG@25"
 
 
+@pytest.mark.parametrize(
+    "measure",
+    ["wAlpha_nDCG(alpha=1.5)@25", wAlpha_nDCG(alpha=-0.5) @ 25, wAlpha_nDCG(alpha=math.nan)],
+)
+def test_alpha_outside_0_to_1_is_refused(measure):
+    from ir_bright.errors import MeasureError
+    from ir_bright.scoring import parse_measures
+
+    with pytest.raises(MeasureError, match="invalid param alpha="):
+        parse_measures([measure])
+
+
+def test_alpha_of_integer_0_or_1_is_the_float_one():
+    qrels = [BrightProQrel("1", d, 1, "0", a, 0.5) for d, a in [("a", "x"), ("b", "x"), ("c", "y")]]
+    run = [ScoredDoc("1", "a", 3.0), ScoredDoc("1", "b", 2.0), ScoredDoc("1", "c", 1.0)]
+    for alpha in (0, 1):
+        integer = ir_measures.parse_measure(f"wAlpha_nDCG(alpha={alpha})@25")  # once invalid
+        expected = ir_measures.calc_aggregate([wAlpha_nDCG(alpha=float(alpha)) @ 25], qrels, run)
+        assert ir_measures.calc_aggregate([integer], qrels, run) == {integer: expected.popitem()[1]}
+
+
 def test_qrels_without_aspects_are_refused():
     qrels = [ir_measures.Qrel("1", "g", 1)]
     with pytest.raises(ValueError, match="aspect_id"):

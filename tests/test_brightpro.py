@@ -337,12 +337,85 @@ def test_a_damaged_cached_listing_is_named(pro, isolated_home):
         list(ir_datasets.load("bright-pro/economics").queries_iter())
 
 
+@pytest.mark.parametrize("page", [[{"type": "file", "size": 3}], ["examples/x.json"], {}])
+def test_a_listing_that_is_not_a_list_of_files_is_a_one_line_error(
+    monkeypatch, isolated_home, page
+):
+    import requests
+
+    from ir_bright import hub
+    from ir_bright.errors import DownloadError
+
+    class Answer:
+        status_code, links = 200, {}
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return False
+
+        def json(self):
+            return page
+
+    monkeypatch.setattr(requests, "get", lambda *args, **kwargs: Answer())
+    cache = isolated_home / "listing.json"
+    with pytest.raises(DownloadError, match="did not answer a list of files"):
+        hub.list_folder("yale-nlp/Bright-Pro", "main", "examples", cache)
+    assert not cache.exists()
+
+
+def test_a_listed_path_outside_the_config_folder_is_never_fetched(pro, hub, isolated_home):
+    from ir_bright.errors import DownloadError
+
+    listing = isolated_home / "bright-pro" / "main" / "listing" / "examples.json"
+    listing.parent.mkdir(parents=True)
+    outside = "examples/../../../../economics.jsonl"
+    listing.write_text(json.dumps([{"path": outside, "size": 10, "sha256": None}]), "utf-8")
+    with pytest.raises(DownloadError, match="no file for split economics in examples/"):
+        list(ir_datasets.load("bright-pro/economics").queries_iter())
+    assert hub.downloads() == []
+
+
 def test_a_split_missing_from_the_listing_is_named(pro, hub_root):
     from ir_bright.errors import DownloadError
 
     (hub_root / "yale-nlp" / "Bright-Pro" / "examples" / "economics.jsonl").unlink()
     with pytest.raises(DownloadError, match="no file for split economics in examples/"):
         list(ir_datasets.load("bright-pro/economics").queries_iter())
+
+
+@pytest.mark.parametrize(
+    "config, row, mentions",
+    [
+        ("examples", {"id": 0, "query": "q"}, "without 'gold_ids'"),
+        ("examples", {"query": "q", "gold_ids": ["earth/1.txt"]}, "without 'id'"),
+        ("examples", {"id": 0, "query": "q", "gold_ids": "earth/1.txt"}, "'gold_ids' of a row"),
+        ("aspects", {"weight": 1, "supporting_docs": ["earth/1.txt"]}, "without 'id'"),
+        (
+            "aspects",  # a string is not a list of one doc id: its characters are no doc ids
+            {"id": "earth_science-0-a1", "weight": 1, "supporting_docs": "earth/1.txt"},
+            "'supporting_docs' of a row is str",
+        ),
+        (
+            "aspects",
+            {"id": "earth_science-0-a1", "weight": "heavy", "supporting_docs": ["earth/1.txt"]},
+            "weight 'heavy', not a number",
+        ),
+    ],
+)
+def test_a_row_missing_or_mistyping_a_field_is_a_one_line_error(
+    pro, hub_root, tmp_path, capsys, config, row, mentions
+):
+    from ir_bright.cli import main
+
+    path = hub_root / "yale-nlp" / "Bright-Pro" / config / "earth_science.json"
+    path.write_text(json.dumps([row]), "utf-8")
+    run = tmp_path / "run.trec"
+    run.write_text("0 Q0 earth/1.txt 1 1.0 x\n")
+    assert main(["evaluate", "bright-pro/earth-science", str(run)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert mentions in err and "error:" in err and "internal" not in err
 
 
 def official_cases():
@@ -397,13 +470,14 @@ def test_aspect_measures_on_a_dataset_without_aspects_are_a_one_line_error(
     assert "need qrels with query_id, doc_id, relevance, aspect_id" in capsys.readouterr().err
 
 
-def test_compare_pairs_only_the_queries_both_runs_score(pro):
+def test_compare_pairs_only_the_queries_both_runs_score(pro, caplog):
     pytest.importorskip("scipy")
     from ir_bright.compare import compare
 
     both = [ScoredDoc("3", "bio/0.txt", 2.0), ScoredDoc("4", "bio/9.txt", 1.0)]
     only_3 = [ScoredDoc("3", "bio/1.txt", 2.0)]  # query 4 absent: skipped by wAlpha_nDCG
     frame = compare(both, [only_3], "bright-pro/biology", measures=["wAlpha_nDCG@25"])
+    assert "wAlpha_nDCG@25 on bright-pro/biology: 1 of 2 queries left out" in caplog.text
     (row,) = frame.to_dict("records")
     ideal_3 = 0.75 + 0.5 / math.log2(3) + 0.25 / 2
     assert row["mean"] == pytest.approx(0.75 / ideal_3)  # query 3 only, for both runs

@@ -379,6 +379,19 @@ def test_api_takes_dataframes_and_named_systems(runs):
     assert np.allclose(table.p_ttest, files.p_ttest) and np.allclose(table.delta, files.delta)
 
 
+def test_api_takes_a_single_dict_run_as_the_system(runs):
+    folder, scores = runs
+    as_dict = {}
+    for line in (folder / "mine" / "bright__aops.trec").read_text().splitlines():
+        query_id, _, doc_id, _, score, _ = line.split()
+        as_dict.setdefault(query_id, {})[doc_id] = float(score)
+    base = str(folder / "base" / "bright__aops.trec")
+    (record,) = ir_bright.compare(base, as_dict, "bright/aops", samples=100).to_dict("records")
+    ours, theirs = arrays(scores, "mine", "base", ["aops"])
+    assert record["mean"] == pytest.approx(ours.mean(), abs=1e-12)
+    assert record["baseline_mean"] == pytest.approx(theirs.mean(), abs=1e-12)
+
+
 @pytest.mark.parametrize(
     "argv, mentions",
     [

@@ -130,3 +130,9 @@ def test_check_bad_input_is_a_one_line_error(capsys, tmp_path, argv, mentions):
     lines = [line for line in err.splitlines() if line.strip() and "WARNING" not in line]
     assert status == 2 and out == "" and len(lines) == 1, err
     assert mentions in lines[0]
+
+
+def test_a_benchmark_without_published_rows_says_so():
+    bench = report.benchmark("bright-pro")
+    with pytest.raises(report.ReportError, match="for benchmark bright-pro: none is in ir_bright$"):
+        report.published("paper-bm25", bench, bench.measure)

@@ -29,7 +29,7 @@ from ..parquet import ParquetDocs
 from ..records import BrightProAspect, BrightProQrel, BrightProQuery
 from ..registry import Documentation, collection_root, dataset, etc_json, etc_yaml
 from .aspects import Aspects, parse_aspects, pro_qrels
-from .source import NAMESPACE, DocsFile, Split
+from .source import CONFIGS, NAMESPACE, DocsFile, Split
 
 __all__ = ["datasets", "summary", "NAMESPACE", "ProAspects", "ProQrels", "ProQueries"]
 
@@ -41,6 +41,11 @@ QRELS_DEFS = {
     0: "Not a gold id, but listed by one of the query's aspects (counts for A-Recall only)",
     EXCLUDED: "Excluded: removed from the ranking",
 }
+
+EXAMPLE_FIELDS = {"id": (int, str), "query": (str,), "gold_ids": (list, type(None))}
+"""The ``examples`` fields read, and the types a row's value may have."""
+ASPECT_FIELDS = {"id": (str,), "supporting_docs": (list, type(None))}
+"""The ``aspects`` fields read besides ``weight`` (whose absence has its own error)."""
 
 
 class _Examples:
@@ -55,7 +60,7 @@ class _Examples:
         """The rows (query id made a string), in the hub's order; a subset id missing from
         the rows is named in a warning."""
         found = set()
-        for row in self.file.rows():
+        for row in self.file.rows(EXAMPLE_FIELDS):
             query_id = str(row["id"])
             if self.subset is None or query_id in self.subset:
                 found.add(query_id)
@@ -113,7 +118,7 @@ class ProAspects:
 
     def all_aspects(self) -> list[BrightProAspect]:
         """Every aspect of the domain, weights normalised per query."""
-        return parse_aspects(self.file.rows(), where=f"aspects/{self._examples.split}")
+        return parse_aspects(self.file.rows(ASPECT_FIELDS), where=f"aspects/{self._examples.split}")
 
     def aspects_iter(self) -> Iterator[BrightProAspect]:
         """Yield the aspects of the dataset's queries in the hub's row order."""
@@ -202,7 +207,7 @@ def _dataset(dataset_id, split, domain, spec, docs, subset, docs_yaml) -> Datase
         "official_measures": list(docs_yaml["official_measures"]),
         "website": collection["website"],
     }
-    files = ListedFiles([Split(config, split) for config in ("examples", "documents", "aspects")])
+    files = ListedFiles([Split(config, split) for config in CONFIGS])
     metadata = {"queries": {"count": len(subset)}} if subset is not None else {}
     return dataset(
         dataset_id,

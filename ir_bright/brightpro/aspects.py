@@ -52,10 +52,17 @@ def parse_aspects(
                 f"{where}: aspect {aspect_id!r} has no weight (the official code refuses it "
                 "too): delete the file and fetch it again, or report it upstream"
             )
+        try:
+            weight = float(weight)
+        except (TypeError, ValueError):
+            raise CacheError(
+                f"{where}: aspect {aspect_id!r} has weight {weight!r}, not a number: delete "
+                "the file and fetch it again, or report it upstream"
+            ) from None
         stem = aspect_stem(aspect_id)
-        totals[stem] = totals.get(stem, 0.0) + float(weight)
+        totals[stem] = totals.get(stem, 0.0) + weight
         docs = tuple(str(d) for d in row.get("supporting_docs") or ())
-        raw.append((aspect_id, stem, row.get("content"), float(weight), docs))
+        raw.append((aspect_id, stem, row.get("content"), weight, docs))
     return [
         BrightProAspect(
             aspect_id,

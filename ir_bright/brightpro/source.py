@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -32,9 +32,12 @@ from ..errors import CacheError, DownloadError
 from ..parquet import open_parquet, read_batches
 from ..registry import etc_json
 
-__all__ = ["REPO", "NAMESPACE", "Split", "revision"]
+__all__ = ["CONFIGS", "REPO", "NAMESPACE", "Split", "revision"]
 
-REPO = "yale-nlp/Bright-Pro"
+REPO: str = etc_json("brightpro_files.json")["repo"]
+"""The hub dataset (``etc/brightpro_files.json``)."""
+CONFIGS: tuple[str, ...] = tuple(etc_json("brightpro_files.json")["configs"])
+"""Its configs, each a folder with one split per domain."""
 NAMESPACE = "bright-pro"
 REVISION_VARIABLE = "IR_BRIGHT_PRO_REVISION"
 FORMATS = ("parquet", "jsonl", "json")
@@ -79,8 +82,9 @@ class Split:
         entries = hub.list_folder(REPO, revision(), self.config, self.listing_path())
         by_format: dict[str, list[hub.ListedEntry]] = {}
         for entry in sorted(entries, key=lambda e: e.path):
-            match = self._name.fullmatch(entry.path.rsplit("/", 1)[-1])
-            if match:
+            folder, _, name = entry.path.rpartition("/")
+            match = self._name.fullmatch(name)
+            if match and folder == self.config:  # never a path outside the folder (../)
                 by_format.setdefault(match.group(1).lower(), []).append(entry)
         # one format per split (parquet first): a folder holding the same rows twice, as
         # parquet and as JSON, must not yield them twice
@@ -111,9 +115,20 @@ class Split:
         stand-in (no network call either way)."""
         return self.files() if self.listed() else [Unlisted(self)]
 
-    def rows(self) -> list[dict[str, Any]]:
-        """Every row of the split (for the small configs: examples, aspects)."""
-        return [row for file in self.files() for row in _rows(file.fetch())]
+    def rows(
+        self, fields: Mapping[str, tuple[type, ...] | None] | None = None
+    ) -> list[dict[str, Any]]:
+        """Every row of the split (for the small configs: examples, aspects); a row without
+        one of ``fields``, or with a value of none of its types, is a one-line error naming
+        the file (a field of ``None`` types may hold anything)."""
+        rows = []
+        for file in self.files():
+            path = file.fetch()
+            for row in _rows(path):
+                for name, types in (fields or {}).items():
+                    _field(row, name, path, types)
+                rows.append(row)
+        return rows
 
     def docs_path(self) -> Path:
         """Where the corpus rewritten as one parquet file (``id``, ``content``) lives."""
@@ -257,13 +272,22 @@ def _doc_batches(sources: list[Path], schema: pa.Schema) -> Iterator[pa.RecordBa
             yield pa.RecordBatch.from_arrays([pa.array(ids), pa.array(texts)], schema=schema)
 
 
-def _field(row: dict[str, Any], name: str, path: Path) -> Any:
+def _field(
+    row: dict[str, Any], name: str, path: Path, types: tuple[type, ...] | None = None
+) -> Any:
     if name not in row:
         raise CacheError(
             f"{path}: a row without {name!r} (it has {', '.join(row)}): not the hub's file? "
             "delete it and run again to fetch it anew"
         )
-    return row[name]
+    value = row[name]
+    if types is not None and not isinstance(value, types):
+        expected = " or ".join("null" if t is type(None) else t.__name__ for t in types)
+        raise CacheError(
+            f"{path}: {name!r} of a row is {type(value).__name__} {str(value)[:40]!r}, not "
+            f"{expected}: not the hub's file? delete it and run again to fetch it anew"
+        )
+    return value
 
 
 def _is_parquet(path: Path) -> bool:

@@ -73,7 +73,7 @@ def describe(dataset_id: str) -> dict[str, Any]:
         "files": files,
         "bm25_indexes": _bm25_indexes(dataset),
     }
-    summary = _mm_summary(dataset_id, hub_files)
+    summary = _summary(dataset_id, hub_files)
     if summary is not None:
         info["summary"] = summary
     adjusted = _adjusted_qrels(dataset)
@@ -106,7 +106,8 @@ def _bm25_indexes(dataset: Any) -> list[str]:
 _SUMMARIES = {"mm-bright/": "ir_bright.mmbright", "bright-pro/": "ir_bright.brightpro"}
 
 
-def _mm_summary(dataset_id: str, hub_files: list[Any]) -> Any:
+def _summary(dataset_id: str, hub_files: list[Any]) -> Any:
+    """The collection's ``summary(id)`` (MM-BRIGHT, BRIGHT-Pro) once its files are cached."""
     module = next((m for prefix, m in _SUMMARIES.items() if dataset_id.startswith(prefix)), None)
     if module is None or not all(f.is_cached() for f in hub_files):
         return None
