@@ -6,12 +6,9 @@ by the same BM25 formula as the documents, and the score is the dot product of t
 vectors. ``query_side=True`` reproduces that; ``query_side=False`` is the usual bag-of-words
 BM25 of Lucene / Pyserini (each query term counts as often as it occurs).
 
-- Analysis (:func:`analyze`) approximates Lucene's ``EnglishAnalyzer``: a tokenizer after the
-  UAX #29 word rules of ``StandardTokenizer`` (letters, digits and ``_`` form words; ``.``
-  and apostrophes join letters to letters and digits to digits; ``,`` and ``;`` join digits;
-  ``:`` joins letters), the possessive ``'s`` dropped, lower-casing, Lucene's 33 English stop
-  words removed, Porter stemming (PyStemmer's original Porter algorithm, as Lucene's
-  ``PorterStemFilter``).
+- Analysis (:func:`analyze`) is Lucene's English analysis as Pyserini's default analyzer
+  produces it (:mod:`ir_bright.analysis`: StandardTokenizer, possessives, lower case, 33 stop
+  words, Lucene's Porter stemmer), tested against Lucene's own output.
 - Scoring: Lucene's BM25 (bm25s method ``"lucene"``): idf = ln(1 + (N - df + 0.5)/(df + 0.5)),
   term weight = idf * tf / (tf + k1 * (1 - b + b * dl / avgdl)), exact document lengths (as
   gensim; Lucene itself stores lengths lossily).
@@ -35,13 +32,13 @@ import re
 import shutil
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from functools import cache
 from pathlib import Path
 from typing import Any, NamedTuple
 
 import numpy as np
 import pyarrow as pa
 
+from . import analysis
 from .errors import CacheError, IrBrightError, require
 
 __all__ = [
@@ -58,26 +55,14 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
-ANALYSIS = "lucene-en-porter-v1"
+ANALYSIS = analysis.ANALYSIS
 """Names the analysis; part of the index cache key, so a change of analysis re-indexes."""
 
 DEFAULT_K = 1000
 RUN_TAG = "ir_bright-bm25"
 
-LUCENE_STOP_WORDS = frozenset(
-    "a an and are as at be but by for if in into is it no not of on or such that the their "
-    "then there these they this to was will with".split()
-)
-"""Lucene's ``EnglishAnalyzer.ENGLISH_STOP_WORDS_SET`` (33 words)."""
-
-_LETTER = r"[^\W\d_]"
-_TOKEN = re.compile(
-    r"\w+(?:"
-    rf"(?:(?<={_LETTER})[.'\u2019:](?={_LETTER})|(?<=\d)[.'\u2019,;](?=\d))"
-    r"\w+)*"
-)
-_POSSESSIVE = re.compile(r"['\u2019]s$")
-MAX_TOKEN_CHARS = 255  # StandardTokenizer's default maximum token length
+LUCENE_STOP_WORDS = analysis.STOP_WORDS
+MAX_TOKEN_CHARS = analysis.MAX_TOKEN_LENGTH
 
 
 class BM25Params(NamedTuple):
@@ -119,54 +104,9 @@ class RankedDoc(NamedTuple):
 DEFAULT_PARAMS = BM25Params()
 
 
-@cache
-def _stemmer():
-    stemmer_module = require("Stemmer", "bm25")
-    return stemmer_module.Stemmer("porter")
-
-
-class _Analyzer:
-    """Surface token -> stemmed term, cached (most corpora repeat a few thousand forms)."""
-
-    def __init__(self) -> None:
-        self._terms: dict[str, str | None] = {}
-
-    def tokens(self, text: str | None) -> list[str]:
-        """The raw (lower-cased) tokens of ``text`` before stop words and stemming."""
-        if not text:
-            return []
-        return _TOKEN.findall(text.lower())
-
-    def terms(self, tokens: Iterable[str]) -> list[str]:
-        """The index terms of ``tokens``: stop words removed, stemmed."""
-        terms = self._terms
-        missing = [t for t in set(tokens) if t not in terms]
-        if missing:
-            self._learn(missing)
-        return [term for term in map(terms.__getitem__, tokens) if term is not None]
-
-    def _learn(self, forms: Sequence[str]) -> None:
-        cleaned = []
-        for form in forms:
-            word = _POSSESSIVE.sub("", form)[:MAX_TOKEN_CHARS]
-            cleaned.append(word)
-        stems = _stemmer().stemWords(cleaned)
-        for form, word, stem in zip(forms, cleaned, stems):
-            if not word or word in LUCENE_STOP_WORDS:
-                self._terms[form] = None
-            else:  # Lucene's Porter stemmer leaves words of one or two letters alone
-                self._terms[form] = stem if len(word) > 2 else word
-
-    def __call__(self, text: str | None) -> list[str]:
-        return self.terms(self.tokens(text))
-
-
-_analyzer = _Analyzer()
-
-
 def analyze(text: str | None) -> list[str]:
-    """The index terms of ``text`` under the Lucene-like English analysis."""
-    return _analyzer(text)
+    """The index terms of ``text``: Lucene's English analysis (:mod:`ir_bright.analysis`)."""
+    return analysis.analyze(text)
 
 
 @dataclass
