@@ -28,9 +28,20 @@ import re
 from collections.abc import Iterable
 from functools import cache
 
+import numpy as np
+
 from .errors import require
 
-__all__ = ["ANALYSIS", "MAX_TOKEN_LENGTH", "STOP_WORDS", "Analyzer", "analyze", "stem", "tokens"]
+__all__ = [
+    "ANALYSIS",
+    "MAX_TOKEN_LENGTH",
+    "STOP_WORDS",
+    "Analyzer",
+    "TermCounter",
+    "analyze",
+    "stem",
+    "tokens",
+]
 
 ANALYSIS = "lucene-en-v2"
 """Names the analysis; part of the BM25 index cache key, so a change of analysis re-indexes."""
@@ -165,10 +176,7 @@ def tokens(text: str | None) -> list[str]:
     if not text:
         return []
     if text.isascii():  # lower case first: it changes no ASCII character's word-break class
-        text = text.lower()
-        found = _ASCII_TOKEN.findall(text)
-        if any(len(token) > MAX_TOKEN_LENGTH for token in found):
-            found = _split_long(text, _ASCII_TOKEN)
+        return _ascii_tokens(text.lower())
     else:  # Ⓜ is an emoji, its lower case ⓜ a letter: split first, as Lucene does
         pattern = _token_pattern(_needs_longest().search(text) is not None)
         found = pattern.findall(text)
@@ -176,6 +184,14 @@ def tokens(text: str | None) -> list[str]:
             found = _split_long(text, pattern)
         found = [_lower(token) for token in found]
     return [_drop_possessive(token) for token in found]
+
+
+def _ascii_tokens(text: str) -> list[str]:
+    """:func:`tokens` of lower-case ASCII text."""
+    found = _ASCII_TOKEN.findall(text)
+    if any(len(token) > MAX_TOKEN_LENGTH for token in found):
+        found = _split_long(text, _ASCII_TOKEN)
+    return [_drop_possessive(token) for token in found] if "'s" in text else found
 
 
 def _drop_possessive(token: str) -> str:
@@ -229,3 +245,104 @@ _analyzer = Analyzer()
 def analyze(text: str | None) -> list[str]:
     """The index terms of ``text``: Pyserini's default (Lucene English) analysis."""
     return _analyzer(text)
+
+
+# ASCII characters that can be part of a token; every other one separates tokens, so ASCII
+# text is cut at them (one C call) and only the distinct pieces go through the tokenizer.
+_KEEP = set("abcdefghijklmnopqrstuvwxyz0123456789_.':,;")
+_ASCII_PIECES = str.maketrans({chr(c): " " for c in range(128) if chr(c) not in _KEEP})
+_DOC_BREAK = "\x01"  # never in a piece: the table makes it a space
+_TOKEN_MARK = "\x02"  # marks a finished token of non-ASCII text (never in an ASCII piece)
+
+
+class TermCounter:
+    """Counts the index terms of batches of documents, fast: texts are cut into pieces at
+    characters that never belong to a token, and each distinct piece is analysed once (its
+    terms cached), so the work per occurrence is a split and a dictionary look-up.
+
+    Term ids are this counter's own (first seen, first numbered); :meth:`count` returns the
+    terms first seen in its batch so that a caller can map them to its own ids.
+    """
+
+    def __init__(self) -> None:
+        self._pieces: dict[str, int] = {_DOC_BREAK: 0}
+        self._piece_terms: list[list[int]] = [[]]
+        self._stems: dict[str, int | None] = {}
+        self._term_ids: dict[str, int] = {}
+        self._new_terms: list[str] = []
+        self._starts = self._counts = self._flat = np.zeros(0, dtype=np.int64)
+        self._stale = True
+
+    def count(self, texts: list[str | None]):
+        """``(new terms, distinct terms per doc, term ids, term frequencies, doc lengths)``
+        of a batch: the (doc, term) pairs are in document order, each document's by term id."""
+        pieces = []
+        for text in texts:
+            if not text:
+                pieces.append("")
+            elif text.isascii():
+                pieces.append(text.lower().translate(_ASCII_PIECES))
+            else:
+                pieces.append(" ".join(_TOKEN_MARK + token for token in tokens(text)))
+        words = f" {_DOC_BREAK} ".join(pieces).split()
+        del pieces
+        try:
+            ids = np.fromiter(map(self._pieces.__getitem__, words), np.int64, len(words))
+        except KeyError:
+            self._learn(set(words).difference(self._pieces))
+            ids = np.fromiter(map(self._pieces.__getitem__, words), np.int64, len(words))
+        del words
+        if self._stale:
+            self._rebuild()
+        n_docs = len(texts)
+        doc = np.cumsum(ids == 0)
+        counts = self._counts[ids]
+        total = int(counts.sum())
+        ends = np.cumsum(counts)
+        offsets = np.repeat(self._starts[ids] - (ends - counts), counts) + np.arange(total)
+        key = np.repeat(doc, counts) << 32 | self._flat[offsets]
+        del offsets, counts, ends, ids, doc
+        key.sort()
+        first = np.empty(len(key), dtype=bool)
+        first[:1] = True
+        np.not_equal(key[1:], key[:-1], out=first[1:])
+        starts = np.flatnonzero(first)
+        tf = np.diff(np.append(starts, len(key)))
+        pairs = key[first]
+        docs = pairs >> 32
+        lengths = np.bincount(docs, weights=tf, minlength=n_docs).astype(np.int64)
+        per_doc = np.bincount(docs, minlength=n_docs)
+        new, self._new_terms = self._new_terms, []
+        return new, per_doc, (pairs & 0xFFFFFFFF).astype(np.int32), tf, lengths
+
+    def _learn(self, pieces: Iterable[str]) -> None:
+        for piece in pieces:
+            if piece.startswith(_TOKEN_MARK):
+                found = [piece[1:]]
+            else:
+                found = _ascii_tokens(piece)
+            terms = [t for t in map(self._term_of, found) if t is not None]
+            self._pieces[piece] = len(self._piece_terms)
+            self._piece_terms.append(terms)
+        self._stale = True
+
+    def _term_of(self, token: str) -> int | None:
+        if token in self._stems:
+            return self._stems[token]
+        term_id = None
+        if token not in STOP_WORDS:
+            term = stem(token)
+            term_id = self._term_ids.get(term)
+            if term_id is None:
+                term_id = self._term_ids[term] = len(self._term_ids)
+                self._new_terms.append(term)
+        self._stems[token] = term_id
+        return term_id
+
+    def _rebuild(self) -> None:
+        counts = np.fromiter(map(len, self._piece_terms), np.int64, len(self._piece_terms))
+        self._counts = counts
+        self._starts = np.cumsum(counts) - counts
+        flat = [t for terms in self._piece_terms for t in terms]
+        self._flat = np.array(flat, dtype=np.int64) if flat else np.zeros(1, dtype=np.int64)
+        self._stale = False

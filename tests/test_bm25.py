@@ -158,7 +158,7 @@ def test_lucene_stop_words_are_the_33_english_ones():
 @pytest.mark.parametrize("params", [bm25.BM25Params(0.9, 0.4), bm25.BM25Params(1.2, 0.75)])
 def test_scores_equal_a_reference_bm25_on_real_sentences(query_side, params):
     index = build_index(SENTENCES, params)
-    reference = ReferenceBM25(SENTENCES, *params)
+    reference = ReferenceBM25(SENTENCES, params.k1, params.b)
     assert index.avgdl == pytest.approx(reference.avgdl)
     for query in QUERIES:
         got = index.scores(bm25.analyze(query), query_side)
