@@ -290,6 +290,9 @@ def test_parameters_key_the_index_cache(bright):
 
     dataset = ir_datasets.load("bright/biology")
     assert bm25.index_folder(dataset) != bm25.index_folder(dataset, bm25.BM25Params(1.2, 0.75))
+    lucene = bm25.index_folder(dataset, bm25.BM25Params(lucene_norms=True))
+    assert lucene != bm25.index_folder(dataset)
+    assert bm25.ANALYSIS in lucene.name  # a new analysis re-indexes
 
 
 def test_reasoning_variant_searches_with_the_llm_text(bright):
