@@ -300,8 +300,14 @@ class TermCounter:
         total = int(counts.sum())
         ends = np.cumsum(counts)
         offsets = np.repeat(self._starts[ids] - (ends - counts), counts) + np.arange(total)
-        key = np.repeat(doc, counts) << 32 | self._flat[offsets]
-        del offsets, counts, ends, ids, doc
+        terms = self._flat[offsets]
+        del offsets, ends, ids
+        # (doc, term) as one integer to sort; 32 bits when they fit (a faster sort)
+        shift = max(int(len(self._term_ids)).bit_length(), 1)
+        wide = (n_docs + 1) << shift >= 1 << 31
+        key = np.repeat(doc if wide else doc.astype(np.int32), counts) << shift
+        key |= terms if wide else terms.astype(np.int32)
+        del terms, counts, doc
         key.sort()
         first = np.empty(len(key), dtype=bool)
         first[:1] = True
@@ -309,11 +315,11 @@ class TermCounter:
         starts = np.flatnonzero(first)
         tf = np.diff(np.append(starts, len(key)))
         pairs = key[first]
-        docs = pairs >> 32
+        docs = pairs >> shift
         lengths = np.bincount(docs, weights=tf, minlength=n_docs).astype(np.int64)
         per_doc = np.bincount(docs, minlength=n_docs)
         new, self._new_terms = self._new_terms, []
-        return new, per_doc, (pairs & 0xFFFFFFFF).astype(np.int32), tf, lengths
+        return new, per_doc, (pairs & ((1 << shift) - 1)).astype(np.int32), tf, lengths
 
     def _learn(self, pieces: Iterable[str]) -> None:
         for piece in pieces:

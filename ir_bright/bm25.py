@@ -204,13 +204,13 @@ class BM25Index:
                 np.arange(first_doc, first_doc + len(per_doc), dtype=np.int32), per_doc
             )
             first_doc += len(per_doc)
-            order = np.argsort(terms, kind="stable")  # by term, each term's docs ascending
+            order = _stable_order(terms)  # by term, each term's docs ascending
             terms, docs, tfs = terms[order], docs[order], tfs[order]
             del order
-            rank = np.arange(len(terms)) - np.searchsorted(terms, terms)
-            where = cursor[terms] + rank
-            uniq, counts = np.unique(terms, return_counts=True)
-            cursor[uniq] += counts
+            first = np.flatnonzero(np.diff(terms, prepend=-1))  # where each term's run starts
+            counts = np.diff(first, append=len(terms))
+            where = cursor[terms] + np.arange(len(terms)) - np.repeat(first, counts)
+            cursor[terms[first]] += counts
             indices[where] = docs
             data[where], saturation = scoring.weights(idf[terms], tfs, docs)
             if tfn is not None:
@@ -401,6 +401,15 @@ def top_rows(
         zero = np.flatnonzero(allowed & (scores <= 0))[: k - len(rows)]
         rows = np.concatenate([rows, zero])
     return rows
+
+
+def _stable_order(values: np.ndarray) -> np.ndarray:
+    """``np.argsort(values, kind="stable")`` of non-negative int32 values, in two radix passes
+    of 16 bits (numpy radix-sorts 16-bit keys; a 32-bit stable sort is a merge sort)."""
+    low = np.argsort((values & 0xFFFF).astype(np.uint16), kind="stable")
+    if values.max(initial=0) < 1 << 16:
+        return low
+    return low[np.argsort((values[low] >> 16).astype(np.uint16), kind="stable")]
 
 
 class _Scoring:
