@@ -6,12 +6,9 @@ by the same BM25 formula as the documents, and the score is the dot product of t
 vectors. ``query_side=True`` reproduces that; ``query_side=False`` is the usual bag-of-words
 BM25 of Lucene / Pyserini (each query term counts as often as it occurs).
 
-- Analysis (:func:`analyze`) approximates Lucene's ``EnglishAnalyzer``: a tokenizer after the
-  UAX #29 word rules of ``StandardTokenizer`` (letters, digits and ``_`` form words; ``.``
-  and apostrophes join letters to letters and digits to digits; ``,`` and ``;`` join digits;
-  ``:`` joins letters), the possessive ``'s`` dropped, lower-casing, Lucene's 33 English stop
-  words removed, Porter stemming (PyStemmer's original Porter algorithm, as Lucene's
-  ``PorterStemFilter``).
+- Analysis (:func:`analyze`) is Lucene's English analysis as Pyserini's default analyzer
+  produces it (:mod:`ir_bright.analysis`: StandardTokenizer, possessives, lower case, 33 stop
+  words, Lucene's Porter stemmer), tested against Lucene's own output.
 - Scoring: Lucene's BM25 (bm25s method ``"lucene"``): idf = ln(1 + (N - df + 0.5)/(df + 0.5)),
   term weight = idf * tf / (tf + k1 * (1 - b + b * dl / avgdl)), exact document lengths (as
   gensim; Lucene itself stores lengths lossily).
@@ -35,14 +32,14 @@ import re
 import shutil
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import cached_property
 from pathlib import Path
 from typing import Any, NamedTuple
 
 import numpy as np
 import pyarrow as pa
 
-from . import derived
+from . import analysis, derived
 from .errors import CacheError, IrBrightError, require
 
 __all__ = [
@@ -59,7 +56,7 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
-ANALYSIS = "lucene-en-porter-v1"
+ANALYSIS = analysis.ANALYSIS
 INDEX_KIND = "ir_bright.bm25-index"
 INDEX_VERSION = 1
 """Names the analysis; part of the index cache key, so a change of analysis re-indexes."""
@@ -67,20 +64,8 @@ INDEX_VERSION = 1
 DEFAULT_K = 1000
 RUN_TAG = "ir_bright-bm25"
 
-LUCENE_STOP_WORDS = frozenset(
-    "a an and are as at be but by for if in into is it no not of on or such that the their "
-    "then there these they this to was will with".split()
-)
-"""Lucene's ``EnglishAnalyzer.ENGLISH_STOP_WORDS_SET`` (33 words)."""
-
-_LETTER = r"[^\W\d_]"
-_TOKEN = re.compile(
-    r"\w+(?:"
-    rf"(?:(?<={_LETTER})[.'\u2019:](?={_LETTER})|(?<=\d)[.'\u2019,;](?=\d))"
-    r"\w+)*"
-)
-_POSSESSIVE = re.compile(r"['\u2019]s$")
-MAX_TOKEN_CHARS = 255  # StandardTokenizer's default maximum token length
+LUCENE_STOP_WORDS = analysis.STOP_WORDS
+MAX_TOKEN_CHARS = analysis.MAX_TOKEN_LENGTH
 
 
 class BM25Params(NamedTuple):
@@ -88,10 +73,13 @@ class BM25Params(NamedTuple):
 
     k1: float = 0.9
     b: float = 0.4
+    lucene_norms: bool = False
+    """Lucene's one-byte document lengths and float32 arithmetic (Pyserini's scores) instead
+    of exact lengths (the paper's gensim code)."""
 
     def key(self) -> str:
         """The index cache folder name for these parameters and the current analysis."""
-        return f"{ANALYSIS}-k1={self.k1:g}-b={self.b:g}"
+        return f"{ANALYSIS}-k1={self.k1:g}-b={self.b:g}" + ("-lucene" if self.lucene_norms else "")
 
     def checked(self) -> BM25Params:
         """These parameters as plain floats (``-0.0`` made 0), or an error naming the bad one:
@@ -107,7 +95,7 @@ class BM25Params(NamedTuple):
             raise IrBrightError(f"BM25 k1 must be a finite number of at least 0, not {self.k1}")
         if not 0 <= b <= 1:
             raise IrBrightError(f"BM25 b must be between 0 and 1, not {self.b}")
-        return BM25Params(k1, b)
+        return BM25Params(k1, b, bool(self.lucene_norms))
 
 
 class RankedDoc(NamedTuple):
@@ -122,54 +110,9 @@ class RankedDoc(NamedTuple):
 DEFAULT_PARAMS = BM25Params()
 
 
-@cache
-def _stemmer():
-    stemmer_module = require("Stemmer", "bm25")
-    return stemmer_module.Stemmer("porter")
-
-
-class _Analyzer:
-    """Surface token -> stemmed term, cached (most corpora repeat a few thousand forms)."""
-
-    def __init__(self) -> None:
-        self._terms: dict[str, str | None] = {}
-
-    def tokens(self, text: str | None) -> list[str]:
-        """The raw (lower-cased) tokens of ``text`` before stop words and stemming."""
-        if not text:
-            return []
-        return _TOKEN.findall(text.lower())
-
-    def terms(self, tokens: Iterable[str]) -> list[str]:
-        """The index terms of ``tokens``: stop words removed, stemmed."""
-        terms = self._terms
-        missing = [t for t in set(tokens) if t not in terms]
-        if missing:
-            self._learn(missing)
-        return [term for term in map(terms.__getitem__, tokens) if term is not None]
-
-    def _learn(self, forms: Sequence[str]) -> None:
-        cleaned = []
-        for form in forms:
-            word = _POSSESSIVE.sub("", form)[:MAX_TOKEN_CHARS]
-            cleaned.append(word)
-        stems = _stemmer().stemWords(cleaned)
-        for form, word, stem in zip(forms, cleaned, stems):
-            if not word or word in LUCENE_STOP_WORDS:
-                self._terms[form] = None
-            else:  # Lucene's Porter stemmer leaves words of one or two letters alone
-                self._terms[form] = stem if len(word) > 2 else word
-
-    def __call__(self, text: str | None) -> list[str]:
-        return self.terms(self.tokens(text))
-
-
-_analyzer = _Analyzer()
-
-
 def analyze(text: str | None) -> list[str]:
-    """The index terms of ``text`` under the Lucene-like English analysis."""
-    return _analyzer(text)
+    """The index terms of ``text``: Lucene's English analysis (:mod:`ir_bright.analysis`)."""
+    return analysis.analyze(text)
 
 
 @dataclass
@@ -182,6 +125,9 @@ class BM25Index:
     avgdl: float
     params: BM25Params
     path: Path | None = None
+    tfn: np.ndarray | None = None
+    """With Lucene's norms: each posting's ``1 + tf / norm`` (float32), to weight query terms
+    that occur more than once exactly as Lucene does."""
 
     @property
     def num_docs(self) -> int:
@@ -202,72 +148,91 @@ class BM25Index:
         params: BM25Params = DEFAULT_PARAMS,
         total: int | None = None,
         progress: bool = True,
+        workers: int | None = None,
     ) -> BM25Index:
-        """Index Arrow batches with columns ``doc_id`` and ``text`` (streamed, batch by batch)."""
+        """Index Arrow batches with columns ``doc_id`` and ``text`` (streamed, batch by batch;
+        the analysis runs in ``workers`` processes, by default one per core when ``total``
+        says there are at least 20,000 documents)."""
         bm25s = require("bm25s", "bm25")
-        from bm25s.scoring import _score_idf_lucene
-
         from .log import progress as bar_of
 
         vocab: dict[str, int] = {}
         doc_ids: list[pa.Array] = []
-        parts_doc, parts_term, parts_tf, lengths = [], [], [], []
-        offset = 0
+        parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        lengths: list[np.ndarray] = []
+        luts: dict[int, np.ndarray] = {}
         with bar_of(progress, total=total, unit="doc", desc="BM25 indexing") as bar:
-            for batch in batches:
-                ids = batch.column("doc_id")
-                texts = batch.column("text").to_pylist()
-                docs, terms, tfs, lens = _count_batch(texts, vocab)
-                parts_doc.append((docs + offset).astype(np.int32))  # 12 bytes a posting
-                parts_term.append(terms.astype(np.int32))
-                parts_tf.append(tfs.astype(np.float32))
+            for batch, (worker, new, per_doc, terms, tfs, lens) in _counted(
+                batches, _workers(workers, total)
+            ):
+                lut = luts.get(worker, np.zeros(0, dtype=np.int32))
+                if new:
+                    ids = np.fromiter(
+                        (vocab.setdefault(term, len(vocab)) for term in new), np.int32, len(new)
+                    )
+                    lut = luts[worker] = np.concatenate([lut, ids])
+                small = tfs.max(initial=0) < 1 << 16
+                parts.append(
+                    (
+                        per_doc.astype(np.int32),
+                        lut[terms],
+                        tfs.astype(np.uint16 if small else np.int32),
+                    )
+                )
                 lengths.append(lens)
-                doc_ids.append(ids.cast(pa.string()))
-                offset += len(texts)
-                bar.update(len(texts))
-        num_docs = offset
-        if num_docs == 0:
+                doc_ids.append(batch.column("doc_id").cast(pa.string()))
+                bar.update(batch.num_rows)
+        length = np.concatenate(lengths) if lengths else np.zeros(0, dtype=np.int64)
+        if not len(length):
             raise IrBrightError("the corpus has no documents: nothing to index")
-        term = _concat(parts_term)
-        vocab_size = len(vocab)
-        df = np.bincount(term, minlength=vocab_size)
-        order = np.argsort(term, kind="stable")  # by term, then by doc (docs were ascending)
-        del term
-        doc = _concat(parts_doc)[order]
-        tf = _concat(parts_tf)[order]
-        del order
-        length = np.concatenate(lengths).astype(np.float64)
-        avgdl = float(length.sum() / num_docs) or 1.0
-        idf = np.array([_score_idf_lucene(int(n), num_docs) for n in df], dtype=np.float64)
-        k1, b = params
-        norm = (k1 * (1 - b + b * length / avgdl)).astype(np.float32)
-        indptr = np.zeros(vocab_size + 1, dtype=np.int64)
+        scoring = _Scoring(params, length)
+        df = np.zeros(len(vocab), dtype=np.int64)
+        for _, terms, _ in parts:
+            df += np.bincount(terms, minlength=len(vocab))
+        idf = scoring.idf(df)
+        indptr = np.zeros(len(vocab) + 1, dtype=np.int64)
         np.cumsum(df, out=indptr[1:])
-        data = np.empty(len(doc), dtype=np.float32)
-        chunk = 1 << 22  # bounded temporaries
-        term_starts = indptr[:-1]
-        for lo in range(0, len(doc), chunk):
-            hi = min(lo + chunk, len(doc))
-            terms_here = np.searchsorted(term_starts, np.arange(lo, hi), side="right") - 1
-            tf_here = tf[lo:hi]
-            weight = tf_here / (tf_here + norm[doc[lo:hi]])
-            data[lo:hi] = idf[terms_here].astype(np.float32) * weight
-        del tf, norm
-        retriever = bm25s.BM25(k1=k1, b=b, method="lucene", dtype="float32", int_dtype="int32")
+        postings = int(indptr[-1])
+        indices = np.empty(postings, dtype=np.int32)
+        data = np.empty(postings, dtype=np.float32)
+        tfn = np.empty(postings, dtype=np.float32) if params.lucene_norms else None
+        cursor = indptr[:-1].copy()
+        first_doc = 0
+        for i, (per_doc, terms, tfs) in enumerate(parts):
+            parts[i] = None  # frees the part once placed
+            docs = np.repeat(
+                np.arange(first_doc, first_doc + len(per_doc), dtype=np.int32), per_doc
+            )
+            first_doc += len(per_doc)
+            order = _stable_order(terms)  # by term, each term's docs ascending
+            terms, docs, tfs = terms[order], docs[order], tfs[order]
+            del order
+            first = np.flatnonzero(np.diff(terms, prepend=-1))  # where each term's run starts
+            counts = np.diff(first, append=len(terms))
+            where = cursor[terms] + np.arange(len(terms)) - np.repeat(first, counts)
+            cursor[terms[first]] += counts
+            indices[where] = docs
+            data[where], saturation = scoring.weights(idf[terms], tfs, docs)
+            if tfn is not None:
+                tfn[where] = saturation
+        retriever = bm25s.BM25(
+            k1=params.k1, b=params.b, method="lucene", dtype="float32", int_dtype="int32"
+        )
         retriever.scores = {
             "data": data,
-            "indices": doc,
+            "indices": indices,
             "indptr": indptr,
-            "num_docs": num_docs,
+            "num_docs": len(length),
         }
         retriever.vocab_dict = vocab
         retriever.nonoccurrence_array = None
         return cls(
             retriever=retriever,
-            doc_ids=pa.concat_arrays(doc_ids) if doc_ids else pa.array([], pa.string()),
+            doc_ids=pa.concat_arrays(doc_ids),
             idf=idf,
-            avgdl=avgdl,
+            avgdl=scoring.avgdl,
             params=params,
+            tfn=tfn,
         )
 
     # -- persistence ------------------------------------------------------------------------
@@ -282,10 +247,13 @@ class BM25Index:
             with pa.ipc.new_file(sink, table.schema) as writer:
                 writer.write_table(table)
         np.save(folder / "idf.npy", self.idf)
+        if self.tfn is not None:
+            np.save(folder / "tfn.npy", self.tfn)
         stats = {
             "analysis": ANALYSIS,
             "k1": self.params.k1,
             "b": self.params.b,
+            "lucene_norms": self.params.lucene_norms,
             "num_docs": self.num_docs,
             "avgdl": self.avgdl,
         }
@@ -309,8 +277,9 @@ class BM25Index:
                 doc_ids=doc_ids,
                 idf=np.load(folder / "idf.npy"),
                 avgdl=float(stats["avgdl"]),
-                params=BM25Params(stats["k1"], stats["b"]),
+                params=BM25Params(stats["k1"], stats["b"], stats["lucene_norms"]),
                 path=folder,
+                tfn=np.load(folder / "tfn.npy", mmap_mode="r") if stats["lucene_norms"] else None,
             )
         except Exception as exc:  # noqa: BLE001 - json, orjson, numpy, Arrow or OS errors
             reason = " ".join(str(exc).split()) or type(exc).__name__
@@ -342,7 +311,12 @@ class BM25Index:
         tf = np.fromiter(counts.values(), dtype=np.float64, count=len(counts))
         if not query_side:
             return ids, tf
-        k1, b = self.params
+        if self.params.lucene_norms:
+            raise IrBrightError(
+                "Lucene's norms reproduce Pyserini's bag-of-words BM25 and query-side weighting "
+                "the paper's gensim code (exact lengths): use one of the two, not both"
+            )
+        k1, b = self.params.k1, self.params.b
         length = tf.sum()
         weights = self.idf[ids] * tf / (tf + k1 * (1 - b + b * length / self.avgdl))
         return ids, weights
@@ -353,11 +327,28 @@ class BM25Index:
         matrix = self.retriever.scores
         data, indices, indptr = matrix["data"], matrix["indices"], matrix["indptr"]
         scores = np.zeros(self.num_docs, dtype=np.float64)
+        lucene = self.params.lucene_norms
         for term_id, weight in zip(ids.tolist(), weights.tolist()):
             start, end = indptr[term_id], indptr[term_id + 1]
+            if lucene and weight != 1:  # Lucene boosts idf, then saturates, in float32
+                boosted = np.float32(weight) * np.float32(self.idf[term_id])
+                part = boosted - boosted / self.tfn[start:end]
+            else:
+                part = weight * data[start:end].astype(np.float64)
             # a term's postings name each document once: plain fancy-index addition is exact
-            scores[indices[start:end]] += weight * data[start:end].astype(np.float64)
-        return scores
+            scores[indices[start:end]] += part
+        # Lucene adds its float32 term scores in double and returns the sum as a float32
+        return scores.astype(np.float32).astype(np.float64) if lucene else scores
+
+    @cached_property
+    def id_order(self) -> np.ndarray:
+        """Each row's rank in doc id order: Pyserini breaks score ties by doc id."""
+        import pyarrow.compute as pc
+
+        order = pc.sort_indices(self.doc_ids).to_numpy()
+        rank = np.empty(len(order), dtype=np.int64)
+        rank[order] = np.arange(len(order))
+        return rank
 
     def search(
         self,
@@ -368,7 +359,10 @@ class BM25Index:
     ) -> list[tuple[str, float]]:
         """The ``k`` best (doc id, score) for ``text``, excluded rows removed before the cut."""
         scores = self.scores(analyze(text), query_side)
-        rows = top_rows(scores, k, excluded)
+        if self.params.lucene_norms:  # as Pyserini: matching documents only, ties by doc id
+            rows = top_rows(scores, k, excluded, tiebreak=self.id_order, fill=False)
+        else:  # as the paper's code: a sort of the whole corpus, ties in corpus order
+            rows = top_rows(scores, k, excluded)
         ids = self.doc_ids.take(pa.array(rows, pa.int64())).to_pylist()
         return list(zip(ids, scores[rows].tolist()))
 
@@ -383,9 +377,16 @@ class BM25Index:
         return found.to_numpy(zero_copy_only=False).astype(np.int64)
 
 
-def top_rows(scores: np.ndarray, k: int, excluded: np.ndarray | None = None) -> np.ndarray:
-    """Rows of the ``k`` best scores, best first, ties by row; excluded rows never appear.
-    Rows scoring 0 fill the ranking up to ``k`` in row order, as a full-corpus sort would."""
+def top_rows(
+    scores: np.ndarray,
+    k: int,
+    excluded: np.ndarray | None = None,
+    tiebreak: np.ndarray | None = None,
+    fill: bool = True,
+) -> np.ndarray:
+    """Rows of the ``k`` best scores, best first, ties by ``tiebreak[row]`` (default: the
+    row); excluded rows never appear. With ``fill``, rows scoring 0 fill the ranking up to
+    ``k`` in row order, as a full-corpus sort would."""
     allowed = np.ones(len(scores), dtype=bool)
     if excluded is not None and len(excluded):
         allowed[excluded] = False
@@ -394,35 +395,143 @@ def top_rows(scores: np.ndarray, k: int, excluded: np.ndarray | None = None) -> 
         values = scores[matched]
         kth = np.partition(values, len(values) - k)[len(values) - k]
         above = matched[values > kth]
-        tied = matched[values == kth][: k - len(above)]
-        matched = np.concatenate([above, tied])
-    order = np.lexsort((matched, -scores[matched]))
-    rows = matched[order]
-    if len(rows) < k:
-        fill = np.flatnonzero(allowed & (scores <= 0))[: k - len(rows)]
-        rows = np.concatenate([rows, fill])
+        tied = matched[values == kth]
+        if tiebreak is not None:
+            tied = tied[np.argsort(tiebreak[tied], kind="stable")]
+        matched = np.concatenate([above, tied[: k - len(above)]])
+    second = matched if tiebreak is None else tiebreak[matched]
+    rows = matched[np.lexsort((second, -scores[matched]))]
+    if fill and len(rows) < k:
+        zero = np.flatnonzero(allowed & (scores <= 0))[: k - len(rows)]
+        rows = np.concatenate([rows, zero])
     return rows
 
 
-def _concat(parts: list[np.ndarray]) -> np.ndarray:
-    """Concatenate and empty ``parts`` (so the pieces can be freed)."""
-    result = np.concatenate(parts) if parts else np.empty(0, dtype=np.int32)
-    parts.clear()
-    return result
+def _stable_order(values: np.ndarray) -> np.ndarray:
+    """``np.argsort(values, kind="stable")`` of non-negative int32 values, in two radix passes
+    of 16 bits (numpy radix-sorts 16-bit keys; a 32-bit stable sort is a merge sort)."""
+    low = np.argsort((values & 0xFFFF).astype(np.uint16), kind="stable")
+    if values.max(initial=0) < 1 << 16:
+        return low
+    return low[np.argsort((values[low] >> 16).astype(np.uint16), kind="stable")]
 
 
-def _count_batch(texts: Sequence[str | None], vocab: dict[str, int]):
-    """Analyse a batch; return (local doc index, term id, tf) per distinct pair + lengths."""
-    per_doc = [analyze(text) for text in texts]
-    lengths = np.fromiter(map(len, per_doc), dtype=np.int64, count=len(per_doc))
-    total = int(lengths.sum())
-    flat_terms = [term for terms in per_doc for term in terms]
-    for term in set(flat_terms).difference(vocab):
-        vocab[term] = len(vocab)
-    term_ids = np.fromiter(map(vocab.__getitem__, flat_terms), dtype=np.int64, count=total)
-    docs = np.repeat(np.arange(len(texts), dtype=np.int64), lengths)
-    keys, tfs = np.unique(docs << 32 | term_ids, return_counts=True)
-    return keys >> 32, keys & 0xFFFFFFFF, tfs, lengths
+class _Scoring:
+    """Document-side BM25: exact lengths in float64 (gensim's ``LuceneBM25Model``), or
+    Lucene's ``BM25Similarity`` (one-byte lengths, float32, only non-empty documents counted)."""
+
+    def __init__(self, params: BM25Params, length: np.ndarray) -> None:
+        self.params = params
+        self.length = length
+        if params.lucene_norms:
+            self.num_docs = int(np.count_nonzero(length))  # Lucene's docCount
+            self.avgdl = float(np.float32(length.sum() / max(self.num_docs, 1)))
+            self.norm_byte = lucene_norm_bytes(length)
+            self.norm_inverse = _lucene_norm_cache(params.k1, params.b, self.avgdl)
+        else:
+            self.num_docs = len(length)
+            self.avgdl = float(length.sum() / self.num_docs) or 1.0
+            k1, b = params.k1, params.b
+            self.norm = k1 * (1 - b + b * length.astype(np.float64) / self.avgdl)
+
+    def idf(self, df: np.ndarray) -> np.ndarray:
+        """ln(1 + (N - df + 0.5) / (df + 0.5)); as float32 values with Lucene's norms."""
+        n = self.num_docs
+        idf = np.log(1 + (n - df + 0.5) / (df + 0.5))
+        return idf.astype(np.float32).astype(np.float64) if self.params.lucene_norms else idf
+
+    def weights(self, idf: np.ndarray, tf: np.ndarray, docs: np.ndarray):
+        """(float32 weight of each posting, Lucene's ``1 + tf / norm`` or None)."""
+        if not self.params.lucene_norms:
+            tf = tf.astype(np.float64)
+            return (idf * tf / (tf + self.norm[docs])).astype(np.float32), None
+        saturation = np.float32(1) + tf.astype(np.float32) * self.norm_inverse[self.norm_byte[docs]]
+        weight = idf.astype(np.float32)
+        return weight - weight / saturation, saturation
+
+
+def lucene_norm_bytes(length: np.ndarray) -> np.ndarray:
+    """Lucene's one-byte encoding of document lengths (``SmallFloat.intToByte4``): exact below
+    24, then 4 significant bits (716 is stored as 664)."""
+    length = np.asarray(length, dtype=np.int64)
+    free = 24  # NUM_FREE_VALUES = 255 - longToInt4(Integer.MAX_VALUE)
+    value = np.maximum(length - free, 0)
+    bits = np.zeros(len(value), dtype=np.int64)  # bit length of each value
+    for k in range(32):
+        bits += (value >> k) > 0
+    shift = np.maximum(bits - 4, 0)
+    normal = (((value >> shift) & 0x07) | ((shift + 1) << 3)).astype(np.int64)
+    encoded = np.where(bits < 4, value, normal)
+    return np.where(length < free, length, free + encoded).astype(np.uint8)
+
+
+def lucene_norm_lengths() -> np.ndarray:
+    """The length each of the 256 norm bytes stands for (``SmallFloat.byte4ToInt``)."""
+    free = 24
+    i = np.arange(256, dtype=np.int64) - free
+    bits, shift = i & 0x07, (i >> 3) - 1
+    decoded = np.where(shift == -1, bits, (bits | 0x08) << np.maximum(shift, 0))
+    return np.where(np.arange(256) < free, np.arange(256), free + decoded)
+
+
+def _lucene_norm_cache(k1: float, b: float, avgdl: float) -> np.ndarray:
+    """Lucene's ``1 / (k1 * ((1 - b) + b * length / avgdl))`` per norm byte, in float32."""
+    f32 = np.float32
+    lengths = lucene_norm_lengths().astype(np.float32)
+    k1, b, avgdl = f32(k1), f32(b), f32(avgdl)
+    return (f32(1) / (k1 * ((f32(1) - b) + b * lengths / avgdl))).astype(np.float32)
+
+
+def _workers(workers: int | None, total: int | None) -> int:
+    if workers is not None:
+        return max(1, workers)
+    if total is None or total < 20_000:  # starting processes costs more than it saves
+        return 1
+    return max(
+        1,
+        min(
+            len(os.sched_getaffinity(0))
+            if hasattr(os, "sched_getaffinity")
+            else (os.cpu_count() or 1),
+            8,
+        ),
+    )
+
+
+_COUNTER: analysis.TermCounter | None = None
+
+
+def _count_texts(texts: pa.Array):
+    """(process id, new terms, distinct terms per doc, term ids, tfs, lengths) of a batch."""
+    global _COUNTER
+    if _COUNTER is None:
+        _COUNTER = analysis.TermCounter()
+    return (os.getpid(), *_COUNTER.count(texts.to_pylist()))
+
+
+def _counted(batches: Iterable[pa.RecordBatch], workers: int):
+    """(batch, counts) of every batch, in order; analysed in ``workers`` processes, at most
+    two batches per process in flight (memory stays bounded however large the corpus)."""
+    if workers == 1:
+        counter = analysis.TermCounter()  # term ids of this index only
+        for batch in batches:
+            yield batch, (0, *counter.count(batch.column("text").to_pylist()))
+        return
+    import multiprocessing
+    from collections import deque
+    from concurrent.futures import ProcessPoolExecutor
+
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(workers, mp_context=context) as pool:
+        pending: deque = deque()
+        for batch in batches:
+            pending.append((batch, pool.submit(_count_texts, batch.column("text"))))
+            if len(pending) >= 2 * workers:
+                batch, future = pending.popleft()
+                yield batch, future.result()
+        while pending:
+            batch, future = pending.popleft()
+            yield batch, future.result()
 
 
 # -- datasets ---------------------------------------------------------------------------------

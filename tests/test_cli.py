@@ -245,6 +245,17 @@ def test_bm25_writes_a_trec_run_that_finds_the_gold_documents(bright, capsys, tm
     assert status == 0 and "1.0" in out
 
 
+def test_bm25_lucene_norms_writes_a_pyserini_like_run_with_its_own_tag_and_index(bright, capsys):
+    status, out, _ = cli(capsys, "bm25", "bright/pony", "--lucene-norms", "--depth", "3")
+    lines = [line.split() for line in out.splitlines()]
+    assert status == 0 and lines and all(line[5] == "ir_bright-bm25-lucene" for line in lines)
+    scores = [float(line[4]) for line in lines]
+    assert all(score > 0 for score in scores)  # matching documents only, as Pyserini
+    import numpy as np
+
+    assert all(np.float32(score) == score for score in scores)  # Lucene's float32 scores
+
+
 def test_bm25_without_output_prints_the_run_to_stdout(bright, capsys):
     status, out, _ = cli(capsys, "bm25", "bright/pony", "--query-side", "--depth", "2")
     lines = out.splitlines()
@@ -260,6 +271,7 @@ def test_bm25_without_output_prints_the_run_to_stdout(bright, capsys):
         (["bm25", "bright/pony", "--k1", "x"], "invalid float value"),
         (["bm25", "bright/pny"], "did you mean"),
         (["bm25", "bright/pony", "--tag", "a b"], "white space"),
+        (["bm25", "bright/pony", "--query-side", "--lucene-norms"], "give one of them"),
     ],
 )
 def test_bm25_bad_input_is_a_one_line_error(bright, capsys, argv, mentions):

@@ -19,9 +19,12 @@ EPILOG = """examples:
   ir-bright bm25 bright/biology --query-side -o bm25qs/bright__biology.trec
   ir-bright bm25 bright/biology/gpt4-reason -o gpt4/bright__biology.trec
   ir-bright bm25 mm-bright/academia/task1 -o mm/mm-bright__academia__task1.trec
-Analysis: Lucene-like English (StandardTokenizer-like words, possessives dropped, lower case,
-Lucene's 33 stop words, Porter stems); Lucene's BM25 with k1=0.9, b=0.4. --query-side weights
-query terms with the same BM25 formula as documents, like the BRIGHT paper's gensim code. The
+  ir-bright bm25 bright/biology --lucene-norms -o pyserini/bright__biology.trec
+Analysis: Lucene's English analysis exactly as Pyserini's default analyzer (StandardTokenizer,
+possessives, lower case, 33 stop words, Lucene's Porter stemmer), without Java; Lucene's BM25
+with k1=0.9, b=0.4. --query-side weights query terms with the same BM25 formula as documents:
+the BRIGHT paper's gensim code ("paper, BM25"). --lucene-norms: Pyserini's own scores
+(Pyserini's 2CR "BM25 (bag of words)"). The
 index is cached next to the corpus and reused; each query's excluded documents are removed
 before the ranking is cut to --depth."""
 
@@ -46,6 +49,12 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         help="weight query terms by BM25 as the paper's gensim code does",
     )
     parser.add_argument(
+        "--lucene-norms",
+        action="store_true",
+        help="Lucene's one-byte document lengths and float32 scores: Pyserini's BM25 exactly "
+        "(its rankings and scores; ties by doc id)",
+    )
+    parser.add_argument(
         "--depth", type=int, default=1000, help="documents per query (default 1000)"
     )
     parser.add_argument("--tag", help="run tag (default ir_bright-bm25[-qs])")
@@ -63,7 +72,13 @@ def run(args: argparse.Namespace) -> int:
         raise IrBrightError(f"--depth must be at least 1, not {args.depth}")
     if args.tag is not None and not args.tag.strip():
         raise IrBrightError("--tag is empty: give a run tag, or leave --tag out for the default")
-    tag = args.tag or (bm25.RUN_TAG + ("-qs" if args.query_side else ""))
+    if args.query_side and args.lucene_norms:
+        raise IrBrightError(
+            "--query-side (the paper's gensim code) and --lucene-norms (Pyserini's bag of "
+            "words) reproduce different published rows: give one of them"
+        )
+    suffix = "-qs" if args.query_side else "-lucene" if args.lucene_norms else ""
+    tag = args.tag or (bm25.RUN_TAG + suffix)
     if any(c.isspace() for c in tag):
         raise IrBrightError(f"--tag {tag!r} contains white space: a TREC run tag cannot")
     target = _target(args.output)
@@ -76,7 +91,7 @@ def run(args: argparse.Namespace) -> int:
             f"{args.id} has no document text (its documents have {', '.join(fields)}): BM25 "
             "ranks text; use a dataset with text documents, e.g. an MM-BRIGHT task1 or task2"
         )
-    params = bm25.BM25Params(args.k1, args.b).checked()
+    params = bm25.BM25Params(args.k1, args.b, args.lucene_norms).checked()
     ranked = bm25.retrieve(dataset, params, query_side=args.query_side, k=args.depth)
     if target is None:
         bm25.write_trec(ranked, sys.stdout, tag)
