@@ -254,7 +254,7 @@ def test_unusable_run_files_exit_2_with_one_line(dataset, tmp_path, capsys, cont
 
 
 def test_a_folder_or_an_unreadable_run_file_exits_2(dataset, tmp_path, capsys, monkeypatch):
-    from ir_bright import scoring
+    from ir_bright import runs
 
     assert_one_line_error(*cli(capsys, TEST_ID, tmp_path), "is a folder, not a run file")
     path = write_run(tmp_path / "secret.run")
@@ -262,7 +262,7 @@ def test_a_folder_or_an_unreadable_run_file_exits_2(dataset, tmp_path, capsys, m
     def forbidden(file, *args, **kwargs):  # tests run as root: chmod 000 would not stop them
         raise PermissionError(13, "Permission denied", str(file))
 
-    monkeypatch.setattr(scoring, "open", forbidden, raising=False)
+    monkeypatch.setattr(runs, "open", forbidden, raising=False)
     assert_one_line_error(
         *cli(capsys, TEST_ID, path), r"secret\.run: cannot read it \(Permission denied\)"
     )
