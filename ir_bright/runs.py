@@ -444,11 +444,13 @@ def _gzip_chunks(raw: Any, label: str) -> Iterator[bytes]:
 
 def _line_blocks(chunks: Iterable[bytes], label: str) -> Iterator[tuple[int, bytes]]:
     """``(number of its first line, block of whole lines)``; lines over the limit refused
-    before they are held whole, a binary file refused from its first bytes."""
+    before they are held whole, a binary file (a NUL in its first bytes, which do not start
+    with a run line) refused from its first bytes."""
     tail, line = b"", 1
     for chunk in chunks:
         if line == 1 and not tail:
-            if b"\0" in chunk[:_SNIFF]:
+            opening = chunk[:_SNIFF].split(b"\n", 1)[0]
+            if b"\0" in chunk[:_SNIFF] and (b"\0" in opening or len(opening.split()) != 6):
                 raise RunFormatError(
                     f"{label}: not a text or gzip run file (binary data): give TREC run lines "
                     f"{LINE_FORMAT}"
