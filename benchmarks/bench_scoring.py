@@ -295,17 +295,30 @@ def write_examples(home: Path, qrels) -> None:
     pq.write_table(table, target)
 
 
-def timed_process(command: list[str], env: dict) -> tuple[float, int, str]:
-    """Wall seconds, peak RSS (KiB) and stdout of one process."""
+# Runs a module as ``python -m`` does, then prints the process's peak RSS (VmHWM) on stderr.
+# Read inside the process: the peak reported to a parent includes the parent's own, which a
+# child inherits at exec.
+PEAK = """
+import atexit, runpy, sys
+def peak():
+    for line in open("/proc/self/status"):
+        if line.startswith("VmHWM:"):
+            sys.stderr.write("\\nPEAK " + line.split()[1] + "\\n")
+atexit.register(peak)
+sys.argv = sys.argv[1:]
+runpy.run_module(sys.argv[0], run_name="__main__", alter_sys=True)
+"""
+
+
+def timed_process(module: str, args: list[str], env: dict) -> tuple[float, int, str]:
+    """Wall seconds, peak RSS (KiB) and stdout of ``python -m module args``."""
+    command = [sys.executable, "-c", PEAK, module, *args]
     start = time.perf_counter()
-    process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    out = process.stdout.read().decode()
-    process.stderr.read()
-    _, status, usage = os.wait4(process.pid, 0)
+    done = subprocess.run(command, env=env, capture_output=True, text=True)
     spent = time.perf_counter() - start
-    process.returncode = os.waitstatus_to_exitcode(status)
-    assert process.returncode == 0, (command, process.returncode)
-    return spent, usage.ru_maxrss, out
+    assert done.returncode == 0, (command, done.stderr[-2000:])
+    peak = int(done.stderr.rsplit("PEAK ", 1)[1].split()[0])
+    return spent, peak, done.stdout
 
 
 def bench_cli(repeats: int, folder: Path) -> list[str]:
@@ -330,15 +343,15 @@ def bench_cli(repeats: int, folder: Path) -> list[str]:
     missed = []
     for label, compress in [("plain", False), ("gzip", True)]:
         path = write_run(folder / ("run.txt.gz" if compress else "run.txt"), run, compress)
-        stock_cmd = [sys.executable, "-m", "ir_measures", str(qrels_path), str(path), "nDCG@10"]
-        ours_cmd = [sys.executable, "-m", "ir_bright", "evaluate", CLI_DATASET[0], str(path)]
-        ours_cmd += ["-m", "nDCG@10", "--format", "json"]
+        stock_cmd = ["ir_measures", [str(qrels_path), str(path), "nDCG@10"]]
+        ours_cmd = ["ir_bright", ["evaluate", CLI_DATASET[0], str(path), "-m", "nDCG@10"]]
+        ours_cmd[1] += ["--format", "json"]
         stock_times, ours_times, stock_peak, ours_peak = [], [], 0, 0
         for _ in range(repeats):
-            seconds, peak, _ = timed_process(stock_cmd, env)
+            seconds, peak, _ = timed_process(*stock_cmd, env)
             stock_times.append(seconds)
             stock_peak = max(stock_peak, peak)
-            seconds, peak, out = timed_process(ours_cmd, env)
+            seconds, peak, out = timed_process(*ours_cmd, env)
             ours_times.append(seconds)
             ours_peak = max(ours_peak, peak)
             value = json.loads(out)[str(path)]["nDCG@10"]

@@ -37,7 +37,7 @@ from ir_measures.measures.base import Measure, ParamInfo
 from ir_measures.providers.base import Evaluator, Provider
 from ir_measures.util import QrelsConverter, RunConverter
 
-from .runs import refuse_nul
+from .runs import CheckedRun, refuse_nul
 
 DEPTH = 1000
 """How many documents of each query's ranking the official protocol keeps."""
@@ -230,22 +230,34 @@ def official_run(
     ``depth`` per query (score descending, then doc id descending, as trec_eval ranks).
 
     A dict of dicts is read, never changed: a query's docs are copied only when some of them
-    are dropped, otherwise the caller's dict is passed on as it is. Ids holding a NUL
-    character are refused (pytrec_eval would cut them short and score another id).
+    are dropped, otherwise the caller's dict is passed on as it is (a :class:`ConsumableRun`
+    is filtered in place instead). Ids holding a NUL character are refused (pytrec_eval would
+    cut them short and score another id).
     """
-    ranked = run if isinstance(run, dict) else _run_dict(run)
+    if isinstance(run, dict):
+        ranked, owned = run, type(run) is ConsumableRun
+    else:
+        ranked, owned = _run_dict(run), True
     refuse_nul(ranked, "run")
     return {
-        query_id: _official_docs(docs, excluded.get(query_id), depth)
+        query_id: _official_docs(docs, excluded.get(query_id), depth, owned)
         for query_id, docs in ranked.items()
     }
 
 
-def _official_docs(docs: Mapping[str, float], gone: Any, depth: int) -> Mapping[str, float]:
+class ConsumableRun(CheckedRun):
+    """A run read by :func:`~ir_bright.runs.read_run` into dicts no one else holds, which
+    :func:`official_run` may therefore filter in place."""
+
+
+def _official_docs(
+    docs: Mapping[str, float], gone: Any, depth: int, owned: bool
+) -> Mapping[str, float]:
     if gone:
-        dropped = gone.intersection(docs)
+        # iterate the smaller side: a set is intersected with the ranking's keys
+        dropped = docs.keys() & gone if type(gone) is set else gone.intersection(docs)
         if dropped:
-            docs = dict(docs)
+            docs = docs if owned else dict(docs)
             for doc_id in dropped:
                 del docs[doc_id]
     if len(docs) > depth:

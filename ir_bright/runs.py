@@ -94,7 +94,10 @@ LINE_FORMAT = "'query_id Q0 doc_id rank score run_name'"
 
 class CheckedRun(dict):
     """A run read by :func:`read_run`: ids are text without NUL, scores finite floats, so a
-    scorer need not check them again."""
+    scorer need not check them again. ``owned``: its dicts were made by read_run (not the
+    caller's)."""
+
+    owned = False
 
 
 class Rows(NamedTuple):
@@ -118,6 +121,7 @@ def read_run(run: Any, name: str | None = None) -> CheckedRun:
     ranked = CheckedRun()
     for rows in _row_blocks(run, name):
         _add_rows(ranked, rows)
+    ranked.owned = True
     return ranked
 
 
@@ -489,6 +493,7 @@ def _parse_block(block: bytes, first: int, label: str) -> Rows:
     the culprit runs only when a check fails."""
     if len(block.translate(None, _CONTROL)) != len(block):
         _refuse_control(block, first, label)
+    _refuse_long_lines(block, first, label)
     try:
         text = block.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -498,36 +503,53 @@ def _parse_block(block: bytes, first: int, label: str) -> Rows:
             f"{label} line {number}: not a text or gzip run file (not UTF-8: {exc.reason} at "
             f"byte {exc.start - start} of the line)"
         ) from None
+    # One split of the whole block, each line end marked by a NUL token (no NUL is left in
+    # the text): six columns on every line puts a mark at every seventh token.
+    lines = text.count("\n") + (not text.endswith("\n"))
+    tokens = (text.replace("\n", " \0 ") + ("" if text.endswith("\n") else " \0")).split()
+    if len(tokens) != 7 * lines or tokens[6::7].count(_NUL) != lines:
+        return _parse_lines(text, first, label)  # blank lines, or a line to refuse
+    return _rows(tokens[0::7], tokens[2::7], tokens[4::7], lambda i: f"{label} line {first + i}")
+
+
+def _refuse_long_lines(block: bytes, first: int, label: str) -> None:
+    """Refuse a line over :data:`MAX_LINE_BYTES`: each window of that size must hold a line
+    end, and the next window starts after the last one (a few searches per block)."""
+    start = 0
+    while len(block) - start > MAX_LINE_BYTES:
+        end = block.rfind(b"\n", start, start + MAX_LINE_BYTES + 1)
+        if end < 0:
+            raise _long_line(label, first + block.count(b"\n", 0, start))
+        start = end + 1
+
+
+def _parse_lines(text: str, first: int, label: str) -> Rows:
+    """The rows of a block line by line, skipping blank lines, refusing other columns."""
     lines = text.split("\n")
     if lines[-1] == "":
         lines.pop()
-    if lines and max(map(len, lines)) > MAX_LINE_BYTES // 4:
-        for i, line in enumerate(lines):
-            if len(line.encode("utf-8")) > MAX_LINE_BYTES:
-                raise _long_line(label, first + i)
-    rows = [line.split() for line in lines]
-    numbers: list[int] | None = None
-    widths = set(map(len, rows))
-    if widths != {6}:
-        numbers = [first + i for i, row in enumerate(rows) if row]
-        rows = [row for row in rows if row]
-        for number, row in zip(numbers, rows):
-            if len(row) != 6:
-                raise RunFormatError(
-                    f"{label} line {number}: expected 6 columns {LINE_FORMAT}, found {len(row)}"
-                )
+    rows, numbers = [], []
+    for number, line in enumerate(lines, first):
+        row = line.split()
+        if row and len(row) != 6:
+            raise RunFormatError(
+                f"{label} line {number}: expected 6 columns {LINE_FORMAT}, found {len(row)}"
+            )
+        if row:
+            rows.append(row)
+            numbers.append(number)
+    query_ids, doc_ids, values = (list(map(itemgetter(i), rows)) for i in (0, 2, 4))
+    return _rows(query_ids, doc_ids, values, lambda i: f"{label} line {numbers[i]}")
 
-    def place(i: int) -> str:
-        return f"{label} line {numbers[i] if numbers is not None else first + i}"
 
-    values = list(map(itemgetter(4), rows))
+def _rows(query_ids: list[str], doc_ids: list[str], values: list[str], place) -> Rows:
     try:
         scores = list(map(float, values))
     except ValueError:
         scores = [_score(v, place(i)) for i, v in enumerate(values)]
     if not math.isfinite(sum(scores)):
         scores = [_score(v, place(i)) for i, v in enumerate(values)]
-    return Rows(list(map(itemgetter(0), rows)), list(map(itemgetter(2), rows)), scores, place)
+    return Rows(query_ids, doc_ids, scores, place)
 
 
 def _refuse_control(block: bytes, first: int, label: str) -> None:

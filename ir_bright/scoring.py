@@ -26,7 +26,7 @@ from ir_measures import Measure
 
 from . import registry
 from .errors import IrBrightError, MeasureError, RunFormatError
-from .measures import PROVIDER, Official, OfficialEvaluator, split_qrels
+from .measures import PROVIDER, ConsumableRun, Official, OfficialEvaluator, split_qrels
 from .runs import frame_columns, read_run, run_label, scored_docs
 
 logger = logging.getLogger(__name__)
@@ -198,7 +198,7 @@ class Scorer:
         name = name or run_label(run)
         ranked = read_run(run, name)
         self._check_queries(ranked, name)
-        return ranked
+        return ConsumableRun(ranked) if ranked.owned else ranked  # never seen by the caller
 
     def _check_queries(self, ranked: Mapping[str, Any], name: str) -> None:
         unknown = [q for q in ranked if q not in self.known_queries]
