@@ -76,7 +76,7 @@ def make_inputs(queries, depth, excluded, ranked_excluded, relevant, seed=0):
     rng = random.Random(seed)
     qrels, run = [], []
     for q in range(queries):
-        query_id = f"q{q}"
+        query_id = str(q)  # numbers, as BRIGHT's ids (and integers in a DataFrame)
         pool = [f"doc/{q}/{i}.txt" for i in range(relevant + excluded + 2 * depth)]
         gold, gone, rest = pool[:relevant], pool[relevant : relevant + excluded], pool[-2 * depth :]
         qrels += [Qrel(query_id, d, 1) for d in gold] + [Qrel(query_id, d, -100) for d in gone]
@@ -138,7 +138,7 @@ def formats(qrels, run, folder: Path):
     trec_qrels = [TrecQrel(q.query_id, q.doc_id, q.relevance, "0") for q in qrels]
     rows = [RunRow(i, r.doc_id, r.query_id, r.score) for i, r in enumerate(run)]
     qrels_frame, run_frame = pd.DataFrame(qrels), pd.DataFrame(run)
-    int_frame = run_frame.assign(query_id=run_frame.query_id.str[1:].astype("int64"))
+    int_frame = run_frame.assign(query_id=run_frame.query_id.astype("int64"))
     qrels_path, run_path = folder / "qrels.txt", folder / "run.txt"
     qrels_path.write_text("".join(f"{q.query_id} 0 {q.doc_id} {q.relevance}\n" for q in qrels))
     write_run(run_path, run)

@@ -37,7 +37,7 @@ from ir_measures.measures.base import Measure, ParamInfo
 from ir_measures.providers.base import Evaluator, Provider
 from ir_measures.util import QrelsConverter, RunConverter
 
-from .runs import CheckedRun, refuse_nul
+from .runs import CheckedRun, query_spans, refuse_nul
 
 DEPTH = 1000
 """How many documents of each query's ranking the official protocol keeps."""
@@ -270,25 +270,40 @@ _TREC_ORDER = itemgetter(1, 0)
 
 
 def _run_dict(run: Any) -> dict[str, dict[str, float]]:
+    """The run as a dict of dicts; a repeated (query, doc) pair keeps its last score, as
+    ir_measures reads runs."""
     query_ids, doc_ids, scores = _columns(run, RunConverter, ("query_id", "doc_id", "score"))
-    return _group(query_ids, zip(doc_ids, scores), dict)
+    ranked: dict[str, dict[str, float]] = {}
+    for query_id, start, end in query_spans(query_ids):
+        docs = dict(zip(doc_ids[start:end], scores[start:end]))
+        found = ranked.get(query_id)
+        if found is None:
+            ranked[query_id] = docs
+        else:
+            found.update(docs)
+    return ranked
 
 
 def _columns(data: Any, converter_type: type, names: tuple[str, str, str]) -> list[list[Any]]:
-    """Three columns of qrels or a run given in any ir_measures format."""
-    converter = converter_type(data)
-    kind, error = converter.predict_type()
-    if kind == "pd_dataframe":  # ids that are not text (integer query ids) are read as text
-        columns = [data[name].tolist() for name in names]
-        return [_text(column) for column in columns[:2]] + columns[2:]
-    if kind == "dict_of_dict":
-        rows = [(q, d, v) for q, values in data.items() for d, v in values.items()]
-        return [list(column) for column in zip(*rows)] or [[], [], []]
-    if kind == "namedtuple_iter":
-        # ir_measures swaps a one-shot iterator for a tee when it peeks; a list is read as is
-        peeked = converter.run if converter_type is RunConverter else converter.qrels
-        records = data if isinstance(data, list | tuple) else list(peeked)
-        return [list(map(attrgetter(name), records)) for name in names]
+    """Three columns of qrels or a run given in any ir_measures format.
+
+    An iterable is read once as it is: ir_measures' own format check would wrap it in one
+    more tee, which every record would then pass through.
+    """
+    if hasattr(data, "itertuples") or not hasattr(data, "__iter__") or isinstance(data, dict):
+        kind, error = converter_type(data).predict_type()
+        if kind == "pd_dataframe":  # ids that are not text (integer query ids) are read as text
+            columns = [data[name].tolist() for name in names]
+            return [_text(column) for column in columns[:2]] + columns[2:]
+        if kind == "dict_of_dict":
+            rows = [(q, d, v) for q, values in data.items() for d, v in values.items()]
+            return [list(column) for column in zip(*rows)] or [[], [], []]
+    else:
+        records = data if isinstance(data, list | tuple) else list(data)
+        try:
+            return [list(map(attrgetter(name), records)) for name in names]
+        except AttributeError:
+            kind, error = converter_type(records).predict_type()
     raise ValueError(f"unknown {'run' if converter_type is RunConverter else 'qrels'}: {error}")
 
 

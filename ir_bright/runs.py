@@ -296,12 +296,20 @@ def _score(value: Any, where: str) -> float:
     return score
 
 
+def query_spans(query_ids: Iterable[str]) -> Iterator[tuple[str, int, int]]:
+    """``(query_id, start, end)`` of each run of equal query ids: a run's lines come query by
+    query, so a query's entries are sliced out of the columns in one piece."""
+    start = 0
+    for query_id, group in groupby(query_ids):
+        end = start + len(list(group))
+        yield query_id, start, end
+        start = end
+
+
 def _add_rows(ranked: CheckedRun, rows: Rows) -> None:
     """Add each query's entries (runs of equal query ids at a time), refusing repeats."""
     doc_ids, scores = rows.doc_ids, rows.scores
-    start = 0
-    for query_id, group in groupby(rows.query_ids):
-        end = start + len(list(group))
+    for query_id, start, end in query_spans(rows.query_ids):
         found = ranked.get(query_id)
         docs = dict(zip(doc_ids[start:end], scores[start:end]))
         if len(docs) != end - start or (found is not None and not found.keys().isdisjoint(docs)):
@@ -310,7 +318,6 @@ def _add_rows(ranked: CheckedRun, rows: Rows) -> None:
             ranked[query_id] = docs
         else:
             found.update(docs)
-        start = end
 
 
 def _refuse_repeat(found: Mapping[str, float], query_id: str, rows: Rows, start: int, end: int):
