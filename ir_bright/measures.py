@@ -24,9 +24,9 @@ last score); :mod:`ir_bright.scoring` reads runs strictly instead.
 
 from __future__ import annotations
 
-import heapq
 import re
 from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Set as AbstractSet
 from itertools import compress, groupby, repeat
 from operator import attrgetter, itemgetter, lt, not_
 from typing import Any
@@ -36,6 +36,8 @@ from ir_measures import Metric
 from ir_measures.measures.base import Measure, ParamInfo
 from ir_measures.providers.base import Evaluator, Provider
 from ir_measures.util import QrelsConverter, RunConverter
+
+from .runs import CheckedRun, query_spans, refuse_nul
 
 DEPTH = 1000
 """How many documents of each query's ranking the official protocol keeps."""
@@ -167,13 +169,20 @@ class OfficialProvider(Provider):
         return OfficialEvaluator(measures, qrels)
 
 
-def split_qrels(qrels: Any) -> tuple[dict[str, dict[str, int]], dict[str, set[str]]]:
+def split_qrels(
+    qrels: Any,
+) -> tuple[dict[str, Mapping[str, int]], dict[str, AbstractSet[str]]]:
     """Split qrels (any ir_measures format) into judgements >= 0 and excluded docs per query.
 
     A pair judged both ways (never the case in BRIGHT) is excluded from the ranking and still
-    counts its non-negative judgement, as the benchmarks' own code would do. The work is done
-    by C-level iterators, so a million exclusions take a fraction of a second.
+    counts its non-negative judgement, as the benchmarks' own code would do. A dict of dicts
+    is read, not copied: a query without exclusions keeps the caller's dict, and a query's
+    excluded docs are an :class:`ExcludedDocs` view of it (never change the dicts while
+    scoring); other formats are split column-wise into new dicts and sets, by C-level
+    iterators, so a million exclusions take a fraction of a second.
     """
+    if isinstance(qrels, dict):
+        return _split_dict(qrels)
     query_ids, doc_ids, labels = _columns(
         qrels, QrelsConverter, ("query_id", "doc_id", "relevance")
     )
@@ -184,49 +193,140 @@ def split_qrels(qrels: Any) -> tuple[dict[str, dict[str, int]], dict[str, set[st
     return _group(compress(query_ids, kept), judgements, dict), excluded
 
 
+def _split_dict(
+    qrels: Mapping[str, Mapping[str, int]],
+) -> tuple[dict[str, Mapping[str, int]], dict[str, ExcludedDocs]]:
+    judged: dict[str, Mapping[str, int]] = {}
+    excluded: dict[str, ExcludedDocs] = {}
+    for query_id, labels in qrels.items():
+        kept = {doc_id: label for doc_id, label in labels.items() if label >= 0}
+        if len(kept) < len(labels):
+            excluded[query_id] = ExcludedDocs(labels, len(labels) - len(kept))
+        else:
+            kept = labels  # nothing excluded: the caller's dict is read as it is
+        if kept:
+            judged[query_id] = kept
+    return judged, excluded
+
+
+class ExcludedDocs(AbstractSet):
+    """The docs one query excludes, read from its labels (those below 0) without a copy.
+
+    A set for every reader (``in``, iteration, ``len``, set operators); ``intersection``
+    finds the excluded docs among a ranking at C speed.
+    """
+
+    __slots__ = ("_count", "_labels")
+
+    def __init__(self, labels: Mapping[str, int], count: int):
+        self._labels, self._count = labels, count
+
+    @classmethod
+    def _from_iterable(cls, iterable: Iterable[str]) -> set[str]:
+        return set(iterable)
+
+    def __contains__(self, doc_id: object) -> bool:
+        return self._labels.get(doc_id, 0) < 0
+
+    def __iter__(self) -> Iterator[str]:
+        return (doc_id for doc_id, label in self._labels.items() if label < 0)
+
+    def __len__(self) -> int:
+        return self._count
+
+    def intersection(self, docs: Mapping[str, Any]) -> set[str]:
+        """The excluded docs among the keys of ``docs``."""
+        labels = self._labels
+        judged = labels.keys() & docs.keys()  # C speed, iterating the smaller side
+        return {doc_id for doc_id in judged if labels[doc_id] < 0}
+
+
 def official_run(
-    run: Any, excluded: Mapping[str, set[str]], depth: int = DEPTH
-) -> dict[str, dict[str, float]]:
+    run: Any, excluded: Mapping[str, AbstractSet[str]], depth: int = DEPTH
+) -> dict[str, Mapping[str, float]]:
     """The run (any ir_measures format) as a dict of dicts, excluded docs dropped, cut to
-    ``depth`` per query (score descending, then doc id descending, as trec_eval ranks)."""
-    if isinstance(run, Mapping):
-        ranked = {query_id: dict(docs) for query_id, docs in run.items()}
+    ``depth`` per query (score descending, then doc id descending, as trec_eval ranks).
+
+    A dict of dicts is read, never changed: a query's docs are copied only when some of them
+    are dropped, otherwise the caller's dict is passed on as it is (a :class:`ConsumableRun`
+    is filtered in place instead). Ids holding a NUL character are refused (pytrec_eval would
+    cut them short and score another id).
+    """
+    if isinstance(run, dict):
+        ranked, owned = run, type(run) is ConsumableRun
     else:
-        ranked = _run_dict(run)
-    for query_id, docs in ranked.items():
-        gone = excluded.get(query_id)
-        if gone:
-            for doc_id in gone.intersection(docs):
+        ranked, owned = _run_dict(run), True
+    refuse_nul(ranked, "run")
+    return {
+        query_id: _official_docs(docs, excluded.get(query_id), depth, owned)
+        for query_id, docs in ranked.items()
+    }
+
+
+class ConsumableRun(CheckedRun):
+    """A run read by :func:`~ir_bright.runs.read_run` into dicts no one else holds, which
+    :func:`official_run` may therefore filter in place."""
+
+
+def _official_docs(
+    docs: Mapping[str, float], gone: Any, depth: int, owned: bool
+) -> Mapping[str, float]:
+    if gone:
+        # iterate the smaller side: a set is intersected with the ranking's keys
+        dropped = docs.keys() & gone if type(gone) is set else gone.intersection(docs)
+        if dropped:
+            docs = docs if owned else dict(docs)
+            for doc_id in dropped:
                 del docs[doc_id]
-        if len(docs) > depth:
-            ranked[query_id] = dict(heapq.nlargest(depth, docs.items(), key=_trec_order))
-    return ranked
+    if len(docs) > depth:
+        docs = dict(sorted(docs.items(), key=_TREC_ORDER, reverse=True)[:depth])
+    return docs
 
 
-def _trec_order(item: tuple[str, float]) -> tuple[float, str]:
-    return item[1], item[0]
+_TREC_ORDER = itemgetter(1, 0)
+"""The sort key of a (doc id, score) item in trec_eval's order, reversed: score, then doc id."""
 
 
 def _run_dict(run: Any) -> dict[str, dict[str, float]]:
+    """The run as a dict of dicts; a repeated (query, doc) pair keeps its last score, as
+    ir_measures reads runs."""
     query_ids, doc_ids, scores = _columns(run, RunConverter, ("query_id", "doc_id", "score"))
-    return _group(query_ids, zip(doc_ids, scores), dict)
+    ranked: dict[str, dict[str, float]] = {}
+    for query_id, start, end in query_spans(query_ids):
+        docs = dict(zip(doc_ids[start:end], scores[start:end]))
+        found = ranked.get(query_id)
+        if found is None:
+            ranked[query_id] = docs
+        else:
+            found.update(docs)
+    return ranked
 
 
 def _columns(data: Any, converter_type: type, names: tuple[str, str, str]) -> list[list[Any]]:
-    """Three columns of qrels or a run given in any ir_measures format."""
-    converter = converter_type(data)
-    kind, error = converter.predict_type()
-    if kind == "pd_dataframe":
-        return [data[name].tolist() for name in names]
-    if kind == "dict_of_dict":
-        rows = [(q, d, v) for q, values in data.items() for d, v in values.items()]
-        return [list(column) for column in zip(*rows)] or [[], [], []]
-    if kind == "namedtuple_iter":
-        # ir_measures swaps a one-shot iterator for a tee when it peeks; a list is read as is
-        peeked = converter.run if converter_type is RunConverter else converter.qrels
-        records = data if isinstance(data, list | tuple) else list(peeked)
-        return [list(map(attrgetter(name), records)) for name in names]
+    """Three columns of qrels or a run given in any ir_measures format.
+
+    An iterable is read once as it is: ir_measures' own format check would wrap it in one
+    more tee, which every record would then pass through.
+    """
+    if hasattr(data, "itertuples") or not hasattr(data, "__iter__") or isinstance(data, dict):
+        kind, error = converter_type(data).predict_type()
+        if kind == "pd_dataframe":  # ids that are not text (integer query ids) are read as text
+            columns = [data[name].tolist() for name in names]
+            return [_text(column) for column in columns[:2]] + columns[2:]
+        if kind == "dict_of_dict":
+            rows = [(q, d, v) for q, values in data.items() for d, v in values.items()]
+            return [list(column) for column in zip(*rows)] or [[], [], []]
+    else:
+        records = data if isinstance(data, list | tuple) else list(data)
+        try:
+            return [list(map(attrgetter(name), records)) for name in names]
+        except AttributeError:
+            kind, error = converter_type(records).predict_type()
     raise ValueError(f"unknown {'run' if converter_type is RunConverter else 'qrels'}: {error}")
+
+
+def _text(values: list[Any]) -> list[Any]:
+    return values if set(map(type, values)) <= {str} else list(map(str, values))
 
 
 def _group(query_ids: Iterable[str], items: Iterable[Any], bucket: type) -> dict[str, Any]:

@@ -1,21 +1,8 @@
 """Score a run under the official protocol: ``evaluate``, ``per_query`` and ``drop_excluded``.
 
-A run is any of:
-
-- a TREC run file path (plain or gzip, detected from its first bytes; ``-`` is stdin), lines
-  ``query_id Q0 doc_id rank score run_name``, or the text of such a file (a string holding a
-  newline, as ir_measures accepts);
-- a pandas DataFrame with ir_measures columns (``query_id``, ``doc_id``, ``score``) or
-  PyTerrier columns (``qid``, ``docno``, ``score``);
-- an iterable of ``ScoredDoc`` (any namedtuple with ``query_id``, ``doc_id``, ``score``);
-- a dict of dicts ``{query_id: {doc_id: score}}``.
-
-Runs are read strictly, and every problem raises :class:`~ir_bright.errors.RunFormatError`
-naming the file and line (or row): a line without exactly six columns, a score that is not a
-number, a NaN or infinite score, and a (query, doc) pair given twice; also a run file that is
-empty, binary, not UTF-8, a damaged gzip file or unreadable. Duplicates are refused
-rather than resolved because trec_eval itself refuses them ("duplicate docs"), a run cannot
-rank one document at two places, and ir_measures would silently keep the last score.
+A run is any shape :mod:`ir_bright.runs` reads strictly (a TREC run file, plain or gzip, or
+stdin; run text; a DataFrame; ScoredDocs; a dict of dicts); every problem with it raises
+:class:`~ir_bright.errors.RunFormatError` naming the file and line (or row).
 
 Every measure is computed under the official protocol (:class:`~ir_bright.measures.Official`)
 and keyed by the wrapped measure's name (``"nDCG@10"``). Like ir_measures, queries of the qrels
@@ -28,29 +15,21 @@ dataset's but its documents probably another corpus's (``bright/x-long`` against
 
 from __future__ import annotations
 
-import contextlib
 import difflib
-import gzip
 import logging
-import math
-import os
 import re
-import sys
-import zlib
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 import ir_measures
-from ir_measures import Measure, ScoredDoc
+from ir_measures import Measure
 
 from . import registry
 from .errors import IrBrightError, MeasureError, RunFormatError
-from .measures import PROVIDER, Official, OfficialEvaluator, split_qrels
+from .measures import PROVIDER, ConsumableRun, Official, OfficialEvaluator, split_qrels
+from .runs import frame_columns, read_run, run_label, scored_docs
 
 logger = logging.getLogger(__name__)
-
-RUN_COLUMNS = (("query_id", "doc_id", "score"), ("qid", "docno", "score"))
-"""The column names a run DataFrame may use: ir_measures' or PyTerrier's."""
 
 UNKNOWN_QUERIES_LIMIT = 0.5
 """A run with more than this share of queries unknown to the qrels, covering no more than this
@@ -216,10 +195,10 @@ class Scorer:
         return {q: {n: result[q][n] for n in order} for q in sorted(result, key=natural_key)}
 
     def _read(self, run: Any, name: str | None) -> dict[str, dict[str, float]]:
-        name = name or _run_label(run)
+        name = name or run_label(run)
         ranked = read_run(run, name)
         self._check_queries(ranked, name)
-        return ranked
+        return ConsumableRun(ranked) if ranked.owned else ranked  # never seen by the caller
 
     def _check_queries(self, ranked: Mapping[str, Any], name: str) -> None:
         unknown = [q for q in ranked if q not in self.known_queries]
@@ -281,182 +260,6 @@ def natural_key(text: str) -> list[tuple[int, Any]]:
     return [(0, int(p)) if p.isdigit() else (1, p) for p in re.split(r"(\d+)", text) if p]
 
 
-def read_run(run: Any, name: str | None = None) -> dict[str, dict[str, float]]:
-    """Read a run of any supported shape strictly into ``{query_id: {doc_id: score}}``.
-
-    Raises :class:`~ir_bright.errors.RunFormatError` for malformed lines (with file and line
-    number), non-finite scores and repeated (query, doc) pairs.
-    """
-    name = name or _run_label(run)
-    if isinstance(run, Mapping):
-        return _read_mapping(run, name)
-    place, records = _records(run, name)
-    ranked: dict[str, dict[str, float]] = {}
-    for position, query_id, doc_id, score in records:
-        docs = ranked.get(query_id)
-        if docs is None:
-            docs = ranked[query_id] = {}
-        elif doc_id in docs:
-            raise RunFormatError(
-                f"{place(position)}: query {query_id!r} ranks doc {doc_id!r} twice; keep "
-                "one line per query and doc (trec_eval refuses duplicates)"
-            )
-        docs[doc_id] = score
-    return ranked
-
-
-Records = Iterator[tuple[Any, str, str, float]]
-
-
-def _records(run: Any, name: str) -> tuple[Callable[[Any], str], Records]:
-    """Where a position is (``run.txt line 7``), and the ``(position, query_id, doc_id,
-    score)`` of every entry, format and scores checked."""
-    if isinstance(run, str) and "\n" in run:  # the text of a run, as ir_measures accepts
-        return (lambda p: f"{name} line {p}"), _line_records(run.splitlines(), name)
-    if isinstance(run, str | os.PathLike):
-        path = os.fspath(run)
-        label = "stdin" if path == STDIN else path
-        return (lambda p: f"{label} line {p}"), _file_records(path)
-    if hasattr(run, "columns"):
-        return (lambda p: f"{name} row {p!r}"), _frame_records(run, name)
-    if isinstance(run, Iterable):
-        return (lambda p: f"{name} record {p}"), _tuple_records(run, name)
-    raise RunFormatError(
-        f"{name}: a run must be a TREC run file, a DataFrame, ScoredDocs or a dict of dicts, "
-        f"not {type(run).__name__}"
-    )
-
-
-GZIP_MAGIC = b"\x1f\x8b"
-UTF8_BOM = b"\xef\xbb\xbf"
-STDIN = "-"
-"""The run path that means standard input (``ir-bright bm25 ID | ir-bright evaluate ID -``)."""
-
-
-def _file_records(path: str) -> Records:
-    """The records of a run file (plain or gzip, detected from its first bytes; ``-`` is
-    stdin). The file is opened once, so pipes and ``<(zcat run.gz)`` work; an empty file, a
-    binary file, a damaged gzip file and an unreadable one are refused naming the file."""
-    label = "stdin" if path == STDIN else path
-    found = False
-    try:
-        with contextlib.ExitStack() as stack:
-            raw = sys.stdin.buffer if path == STDIN else stack.enter_context(open(path, "rb"))
-            if raw.peek(2)[:2] == GZIP_MAGIC:
-                raw = stack.enter_context(gzip.GzipFile(fileobj=raw, mode="rb"))
-            if b"\0" in raw.peek(8192)[:8192]:
-                raise RunFormatError(
-                    f"{label}: not a text or gzip run file (binary data): give TREC run lines "
-                    "'query_id Q0 doc_id rank score run_name'"
-                )
-            for record in _line_records(_decoded_lines(raw, label), label):
-                found = True
-                yield record
-    except FileNotFoundError:
-        raise RunFormatError(f"{label}: no such run file") from None
-    except IsADirectoryError:
-        raise RunFormatError(f"{label}: is a folder, not a run file") from None
-    except (gzip.BadGzipFile, EOFError, zlib.error) as exc:
-        raise RunFormatError(
-            f"{label}: damaged gzip file ({_one_line(exc)}): compress the run again "
-            f"(`gzip -t {label}` checks a file)"
-        ) from None
-    except PermissionError as exc:
-        raise RunFormatError(
-            f"{label}: cannot read it ({exc.strerror or 'permission denied'}): make it "
-            "readable, e.g. chmod a+r"
-        ) from None
-    except OSError as exc:
-        reason = exc.strerror or _one_line(exc)
-        raise RunFormatError(f"{label}: cannot read it ({reason})") from None
-    if not found:
-        raise RunFormatError(
-            f"{label}: the run file is empty (no ranking lines): was it written completely?"
-        )
-
-
-def _decoded_lines(raw: Iterable[bytes], label: str) -> Iterator[str]:
-    """The lines of a binary stream as text (UTF-8; a leading byte-order mark is dropped)."""
-    for number, line in enumerate(raw, 1):
-        if number == 1 and line.startswith(UTF8_BOM):
-            line = line[len(UTF8_BOM) :]
-        try:
-            yield line.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise RunFormatError(
-                f"{label} line {number}: not a text or gzip run file (not UTF-8: {exc.reason} "
-                f"at byte {exc.start} of the line)"
-            ) from None
-
-
-def _line_records(lines: Iterable[str], name: str) -> Records:
-    for number, line in enumerate(lines, 1):
-        parts = line.split()
-        if len(parts) != 6:
-            if not parts:
-                continue
-            raise RunFormatError(
-                f"{name} line {number}: expected 6 columns "
-                f"'query_id Q0 doc_id rank score run_name', found {len(parts)}"
-            )
-        yield number, parts[0], parts[2], _score(parts[4], name, " line ", number)
-
-
-def _score(value: Any, name: str, kind: str = "", position: Any = "") -> float:
-    """``value`` as a finite float, or an error naming ``{name}{kind}{position}``."""
-    try:
-        score = float(value)
-    except (TypeError, ValueError):
-        raise RunFormatError(f"{name}{kind}{position}: score {value!r} is not a number") from None
-    if not math.isfinite(score):
-        raise RunFormatError(
-            f"{name}{kind}{position}: score {value} is not finite; give every doc a real score"
-        )
-    return score
-
-
-def _frame_columns(frame: Any, name: str) -> tuple[str, str, str]:
-    for columns in RUN_COLUMNS:
-        if all(c in frame.columns for c in columns):
-            return columns
-    raise RunFormatError(
-        f"{name}: needs columns query_id, doc_id, score (or qid, docno, score); "
-        f"found {', '.join(map(str, frame.columns))}"
-    )
-
-
-def _frame_records(frame: Any, name: str) -> Records:
-    query_col, doc_col, score_col = _frame_columns(frame, name)
-    index = frame.index.tolist()
-    scores = frame[score_col].tolist()
-    for position, score in zip(index, scores):
-        if not (isinstance(score, float) and math.isfinite(score)):
-            _score(score, name, " row ", repr(position))
-    query_ids = frame[query_col].astype(str).tolist()
-    doc_ids = frame[doc_col].astype(str).tolist()
-    return zip(index, query_ids, doc_ids, map(float, scores))
-
-
-def _tuple_records(records: Iterable[Any], name: str) -> Records:
-    for number, record in enumerate(records, 1):
-        try:
-            query_id, doc_id, score = record.query_id, record.doc_id, record.score
-        except AttributeError:
-            raise RunFormatError(
-                f"{name} record {number}: expected a ScoredDoc (query_id, doc_id, score), "
-                f"got {type(record).__name__}"
-            ) from None
-        yield number, str(query_id), str(doc_id), _score(score, name, " record ", number)
-
-
-def _read_mapping(run: Mapping[str, Mapping[str, Any]], name: str) -> dict:
-    ranked = {}
-    for query_id, docs in run.items():
-        where = f"{name} query {query_id!r} doc "
-        ranked[str(query_id)] = {str(d): _score(s, where, "", repr(d)) for d, s in docs.items()}
-    return ranked
-
-
 def _drop(run: Any, excluded: Mapping[str, set[str]]) -> Any:
     if isinstance(run, Mapping):
         return {
@@ -465,17 +268,14 @@ def _drop(run: Any, excluded: Mapping[str, set[str]]) -> Any:
         }
     if hasattr(run, "columns"):
         return _drop_frame(run, excluded)
-    if isinstance(run, str | os.PathLike):
-        records = (ScoredDoc(q, d, s) for _, q, d, s in _records(run, _run_label(run))[1])
-    else:
-        records = iter(run)
+    records = scored_docs(run)
     return [r for r in records if r.doc_id not in excluded.get(r.query_id, _NO_DOCS)]
 
 
 def _drop_frame(frame: Any, excluded: Mapping[str, set[str]]) -> Any:
     import numpy as np
 
-    query_col, doc_col, _ = _frame_columns(frame, "run DataFrame")
+    query_col, doc_col, _ = frame_columns(frame, "run DataFrame")
     pairs = zip(frame[query_col].astype(str).tolist(), frame[doc_col].astype(str).tolist())
     keep = [d not in excluded.get(q, _NO_DOCS) for q, d in pairs]
     return frame.loc[np.array(keep, dtype=bool)]
@@ -492,11 +292,3 @@ def _label(dataset: Any) -> str:
         return dataset.dataset_id()
     except AttributeError:
         return "the dataset"
-
-
-def _run_label(run: Any) -> str:
-    if isinstance(run, str) and "\n" in run:
-        return "run text"
-    if isinstance(run, str | os.PathLike):
-        return os.fspath(run)
-    return "run DataFrame" if hasattr(run, "columns") else "run"

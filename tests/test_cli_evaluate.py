@@ -234,6 +234,12 @@ def assert_one_line_error(status, out, err, mentions):
         (b"\x1f\x8bnot really gzip", r"r\.run: damaged gzip file"),
         (corrupt_gzip(), r"r\.run: damaged gzip file \(Error -3"),
         (gzipped(""), r"r\.run: the run file is empty"),
+        (
+            (run_text(RUN) * 800 + "1 Q0 x\0y 1 2 t\n").encode(),
+            r"r\.run line 3201: the doc id 'x\\x00y' holds a control character",
+        ),
+        (b"1 Q0 x 1 2 t\n1 Q0 " + b"y" * 70000 + b" 1 2 t\n", r"r\.run line 2: longer than 64 KiB"),
+        (gzipped("1 Q0 x 1 2 t\n" + "z" * (1 << 20)), r"r\.run line 2: longer than 64 KiB"),
     ],
     ids=[
         "empty",
@@ -245,6 +251,9 @@ def assert_one_line_error(status, out, err, mentions):
         "gzip-magic-only",
         "corrupt-gzip",
         "empty-gzip",
+        "nul-after-8kb",
+        "long-line",
+        "gzip-huge-line",
     ],
 )
 def test_unusable_run_files_exit_2_with_one_line(dataset, tmp_path, capsys, content, mentions):
@@ -254,7 +263,7 @@ def test_unusable_run_files_exit_2_with_one_line(dataset, tmp_path, capsys, cont
 
 
 def test_a_folder_or_an_unreadable_run_file_exits_2(dataset, tmp_path, capsys, monkeypatch):
-    from ir_bright import scoring
+    from ir_bright import runs
 
     assert_one_line_error(*cli(capsys, TEST_ID, tmp_path), "is a folder, not a run file")
     path = write_run(tmp_path / "secret.run")
@@ -262,7 +271,7 @@ def test_a_folder_or_an_unreadable_run_file_exits_2(dataset, tmp_path, capsys, m
     def forbidden(file, *args, **kwargs):  # tests run as root: chmod 000 would not stop them
         raise PermissionError(13, "Permission denied", str(file))
 
-    monkeypatch.setattr(scoring, "open", forbidden, raising=False)
+    monkeypatch.setattr(runs, "open", forbidden, raising=False)
     assert_one_line_error(
         *cli(capsys, TEST_ID, path), r"secret\.run: cannot read it \(Permission denied\)"
     )
@@ -333,3 +342,15 @@ def test_a_run_ranking_many_unscored_queries_is_not_the_wrong_dataset(dataset, t
     plain = cli(capsys, TEST_ID, write_run(tmp_path / "r.run"), "--format", "json")[1]
     assert status == 0
     assert list(json.loads(out).values()) == list(json.loads(plain).values())
+
+
+def test_a_gzip_bomb_and_an_oversized_run_exit_2_early(dataset, tmp_path, capsys, monkeypatch):
+    from ir_bright import runs
+
+    monkeypatch.setattr(runs, "_RATIO_GRACE", 1 << 20)
+    path = tmp_path / "bomb.gz"
+    path.write_bytes(gzipped(run_text(RUN) + "\n" * (8 << 20)))
+    assert_one_line_error(*cli(capsys, TEST_ID, path), r"bomb\.gz: inflates to over 100 times")
+    monkeypatch.setenv("IR_BRIGHT_MAX_RUN_BYTES", "100")
+    big = write_run(tmp_path / "big.run", RUN * 5)
+    assert_one_line_error(*cli(capsys, TEST_ID, big), r"big\.run: over 100 bytes of run text")
