@@ -177,12 +177,53 @@ def tokens(text: str | None) -> list[str]:
         return []
     if text.isascii():  # lower case first: it changes no ASCII character's word-break class
         return _ascii_tokens(text.lower())
+    text = text.translate(_separators())  # a separator is never part of a token
+    if not _NOT_LATIN.search(text):  # English with typographic quotes, accents, symbols
+        return _latin_tokens(_lower(text))
     else:  # Ⓜ is an emoji, its lower case ⓜ a letter: split first, as Lucene does
         pattern = _token_pattern(_needs_longest().search(text) is not None)
         found = pattern.findall(text)
         if any(_utf16_len(token) > MAX_TOKEN_LENGTH for token in found):
             found = _split_long(text, pattern)
         found = [_lower(token) for token in found]
+    return [_drop_possessive(token) for token in found]
+
+
+# Latin letters (all word-break ALetter) and the quotes that join words as "'" does: text
+# made only of these and ASCII (once separators are spaces) needs no Unicode properties.
+_LATIN = "a-z\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f"
+_NOT_LATIN = re.compile("[^\x00-\x7f\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f\u2018\u2019]")
+_LATIN_TOKEN = re.compile(
+    rf"_*[{_LATIN}0-9](?:[{_LATIN}0-9_]|(?<=[{_LATIN}])[.':\u2018\u2019](?=[{_LATIN}])"
+    r"|(?<=[0-9])[.',;\u2018\u2019](?=[0-9]))*"
+)
+
+
+@cache
+def _separators() -> dict[int, str]:
+    """``str.translate`` table: every non-ASCII BMP character that is never part of a token
+    (word-break Other, no emoji, no Han/Hiragana/Thai-like script) -> a space."""
+    regex = require("regex", "bm25")
+    sets = _emoji_sets()
+    part = regex.compile(
+        r"[\p{WB=ALetter}\p{WB=Hebrew_Letter}\p{WB=Numeric}\p{WB=Katakana}"
+        r"\p{WB=ExtendNumLet}\p{WB=MidLetter}\p{WB=MidNum}\p{WB=MidNumLet}\p{WB=Single_Quote}"
+        r"\p{WB=Double_Quote}\p{WB=Format}\p{WB=Extend}\p{WB=ZWJ}\p{WB=Regional_Indicator}"
+        r"\p{Line_Break=Complex_Context}\p{Script=Han}\p{Script=Hiragana}\p{Nd}\p{Cs}"
+        rf"\u20E3\uFE0E\uFE0F{sets['Extended_Pictographic']}{sets['Emoji']}"
+        rf"{sets['Emoji_Modifier']}{sets['Emoji_Modifier_Base']}]",
+        regex.V1,
+    )
+    table = {c: " " for c in range(0x80, 0x10000) if not part.match(chr(c))}
+    table[0xB8] = " "  # the cedilla: a letter to the regex module's newer Unicode, not to Lucene's
+    return table
+
+
+def _latin_tokens(text: str) -> list[str]:
+    """:func:`tokens` of lower-case text of ASCII, Latin letters and ‘ ’ only."""
+    found = _LATIN_TOKEN.findall(text)
+    if any(len(token) > MAX_TOKEN_LENGTH for token in found):
+        found = _split_long(text, _LATIN_TOKEN)
     return [_drop_possessive(token) for token in found]
 
 

@@ -132,3 +132,9 @@ def test_lucene_norm_bytes_are_smallfloat_int_to_byte4():
     lengths = np.array([0, 1, 23, 24, 25, 40, 716, 1000, 2**31 - 1])
     decoded = bm25.lucene_norm_lengths()[bm25.lucene_norm_bytes(lengths)]
     assert decoded.tolist() == [0, 1, 23, 24, 25, 40, 664, 984, 2013265944]
+
+
+def test_letters_of_a_newer_unicode_than_lucene_s_separate_words_as_in_lucene():
+    # Lucene's tokens (Pyserini 1.6.0) for both texts; in the first the cedilla ends the word
+    assert analysis.tokens("Arnawutluá¸³ - Brill") == ["arnawutluá", "brill"]
+    assert analysis.tokens("it’s “quoted” café–bar ½ x²") == ["it", "quoted", "café", "bar", "x"]
