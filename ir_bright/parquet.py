@@ -57,6 +57,7 @@ READ_BUFFER_BYTES = 1 << 20
 PARALLEL_ROW_GROUP_BYTES = 16 << 20  # row groups up to this size are decoded in parallel
 _PREFETCH_BATCHES = 4
 _DONE = object()
+_MAGIC_BYTES = 8  # an Arrow IPC file starts with ARROW1 and two bytes of padding
 
 
 def read_batches(
@@ -340,9 +341,12 @@ class ArrowStore:
     def _build(self, parquet: Path, target: Path, problem: str | None) -> dict:
         try:
             with derived.file_lock(target):
-                manifest, problem = self._check(parquet, target)
+                manifest, found = self._check(parquet, target)
                 if manifest is not None:
                     return manifest
+                # what the caller saw first: after _rebuild discarded the manifest, the
+                # re-check here can only say that there is none
+                problem = problem or found
                 if problem is not None:
                     derived.rebuild_warning(target, problem)
                 else:
@@ -617,17 +621,22 @@ class ArrowStore:
                 first = last
 
     def _schema(self, file, manifest: dict) -> pa.Schema:
-        """The schema from the file's verified header and footer."""
-        size = manifest["files"]["store"]["size"]
+        """The schema, parsed from the file's header pages once they are verified.
+
+        Parsed from bytes read here, never by handing ``file`` to Arrow: Arrow reads a Python
+        file on its I/O threads, which may release the buffers of those reads (Python objects)
+        after the caller went on; at interpreter exit such a thread cannot take the GIL and
+        the process aborts ("terminate called without an active exception").
+        """
         blocks = manifest["blocks"]
-        first = blocks[0][0] if blocks else size
-        last = blocks[-1][0] + blocks[-1][1] if blocks else size
-        for low, high in ((0, first), (last, size)):
-            low, high = self._pages.page_span(low, high)
-            file.seek(low)
-            self._pages.verify(file.read(high - low), low, high if high > low else low, base=low)
+        first = blocks[0][0] if blocks else manifest["files"]["store"]["size"]
+        _, high = self._pages.page_span(0, first)
+        header = pa.allocate_buffer(high)
         file.seek(0)
-        return ipc.open_file(file).schema
+        if file.readinto(memoryview(header).cast("B")) != high:
+            raise self._pages.damaged("it is shorter than its manifest says")
+        self._pages.verify(header, 0, first)
+        return ipc.read_schema(header.slice(_MAGIC_BYTES, first - _MAGIC_BYTES))
 
     def __len__(self) -> int:
         return self._repairing(lambda: self._checked()["rows"])

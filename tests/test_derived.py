@@ -151,6 +151,24 @@ def test_a_damaged_store_is_rebuilt_with_one_warning_and_the_same_result(
     assert [new_store(path).row(i) for i in (0, ROWS - 1)] == [expected[0], expected[-1]]
 
 
+@pytest.mark.parametrize("use", ["scan", "lookups"])
+def test_the_rebuild_warning_names_the_damage_found_not_the_manifest_it_discarded(
+    corpus, caplog, use
+):
+    path, ids, texts = corpus
+    assert new_store(path).row(0) == (ids[0], texts[0])  # builds it
+    alter_text(parquet.ArrowStore.path_for(path), None)  # the manifest is left intact
+    store = new_store(path)
+    caplog.set_level(logging.WARNING)
+    if use == "scan":
+        assert sum(batch.num_rows for batch in store.batches()) == ROWS
+    else:
+        assert store.column_values("content") == texts
+    [warning] = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+    assert "does not match" in warning or "is damaged" in warning, warning
+    assert "manifest" not in warning.split(": ", 1)[1], warning
+
+
 def test_a_store_damaged_after_it_was_opened_is_caught_before_use(corpus, caplog):
     path, ids, texts = corpus
     store = new_store(path)
