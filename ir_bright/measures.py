@@ -19,7 +19,9 @@ in one call, and PyTerrier's ``pt.Experiment``; ``ir_measures.parse_measure`` re
 printed name back. Like ir_measures, queries of the qrels that are missing from the run count
 as the inner measure's default (0); a query is scored only if it has a judgement of 0 or more.
 Inside ir_measures the run is read as ir_measures reads it (a repeated query/doc pair keeps the
-last score); :mod:`ir_bright.scoring` reads runs strictly instead.
+last score), except that ids holding a NUL are refused and ids given as numbers in a DataFrame
+are read as text; :mod:`ir_bright.runs` reads runs strictly instead. A dict of dicts (qrels or
+run) is read without being copied or changed.
 """
 
 from __future__ import annotations
