@@ -19,7 +19,9 @@ in one call, and PyTerrier's ``pt.Experiment``; ``ir_measures.parse_measure`` re
 printed name back. Like ir_measures, queries of the qrels that are missing from the run count
 as the inner measure's default (0); a query is scored only if it has a judgement of 0 or more.
 Inside ir_measures the run is read as ir_measures reads it (a repeated query/doc pair keeps the
-last score); :mod:`ir_bright.scoring` reads runs strictly instead.
+last score), except that ids holding a NUL are refused and ids given as numbers in a DataFrame
+are read as text; :mod:`ir_bright.runs` reads runs strictly instead. A dict of dicts (qrels or
+run) is read without being copied or changed.
 """
 
 from __future__ import annotations
@@ -216,10 +218,10 @@ class ExcludedDocs(AbstractSet):
     finds the excluded docs among a ranking at C speed.
     """
 
-    __slots__ = ("_count", "_labels")
+    __slots__ = ("_count", "_labels", "_set")
 
     def __init__(self, labels: Mapping[str, int], count: int):
-        self._labels, self._count = labels, count
+        self._labels, self._count, self._set = labels, count, None
 
     @classmethod
     def _from_iterable(cls, iterable: Iterable[str]) -> set[str]:
@@ -235,10 +237,12 @@ class ExcludedDocs(AbstractSet):
         return self._count
 
     def intersection(self, docs: Mapping[str, Any]) -> set[str]:
-        """The excluded docs among the keys of ``docs``."""
-        labels = self._labels
-        judged = labels.keys() & docs.keys()  # C speed, iterating the smaller side
-        return {doc_id for doc_id in judged if labels[doc_id] < 0}
+        """The excluded docs among the keys of ``docs`` (the set of excluded docs is made on
+        first use and kept: a reused evaluator looks them up faster in a set)."""
+        if self._set is None:
+            labels = self._labels
+            self._set = set(compress(labels, map(lt, labels.values(), repeat(0))))
+        return self._set.intersection(docs)
 
 
 def official_run(
