@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import difflib
 import logging
+import math
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
@@ -148,7 +149,11 @@ def _hint(name: Any) -> str:
     for measure_name in ir_measures.measures.registry:  # the canonical name comes first
         known.setdefault(measure_name.lower(), measure_name)
     if head in known.values():  # the name is right, its parameters or cutoff are not
-        return f" (write it like {head}@10 or {head}(rel=2)@10)"
+        params = getattr(ir_measures.measures.registry[head], "SUPPORTED_PARAMS", {})
+        forms = [f"{head}@10" if "cutoff" in params else head]
+        if "rel" in params:
+            forms.append(f"{head}(rel=2)@10" if "cutoff" in params else f"{head}(rel=2)")
+        return f" (write it like {' or '.join(forms)})"
     close = difflib.get_close_matches(head.lower(), list(known), n=3, cutoff=0.6)
     close = [known[c] for c in close if known[c] != head]
     return f" (did you mean {', '.join(close)}?)" if close else _EXAMPLES
@@ -228,12 +233,24 @@ class Scorer:
         missing = sum(1 for q in scored if q not in ranked)
         if missing:
             logger.warning(
-                "%s: no ranking for %d of the %d queries of %s; they count as 0",
+                "%s: no ranking for %d of the %d queries of %s; %s",
                 name,
                 missing,
                 len(scored),
                 self.label,
+                self._missing_rule(),
             )
+
+    def _missing_rule(self) -> str:
+        """How the measures treat a query the run does not rank: as 0 (a measure's
+        ``DEFAULT``, ir_measures' convention) or skipped (a NaN default, as the aspect
+        measures skip them, after BRIGHT-Pro's official scripts)."""
+        skipping = [str(m.inner) for m in self.measures if math.isnan(m.inner.DEFAULT)]
+        if not skipping:
+            return "they count as 0"
+        if len(skipping) == len(self.measures):
+            return "they are skipped, as the official scripts skip them"
+        return f"they count as 0, except in {', '.join(skipping)}, which skips them"
 
     def _check_docs(self, ranked: Mapping[str, Mapping[str, float]], name: str) -> None:
         judged, excluded = self.evaluator.judged, self.evaluator.excluded

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import math
 
 import ir_datasets
@@ -482,3 +483,16 @@ def test_compare_pairs_only_the_queries_both_runs_score(pro, caplog):
     ideal_3 = 0.75 + 0.5 / math.log2(3) + 0.25 / 2
     assert row["mean"] == pytest.approx(0.75 / ideal_3)  # query 3 only, for both runs
     assert row["baseline_mean"] == pytest.approx(0.5 / ideal_3)
+
+
+def test_a_run_missing_queries_says_which_measures_skip_them(pro, caplog):
+    """BRIGHT-Pro's aspect measures skip an unranked query (the official scripts do); nDCG
+    counts it as 0: the warning must not claim 0 for the aspect measures."""
+    query = next(iter(ir_datasets.load("bright-pro/biology").queries_iter())).query_id
+    qrels = [q for q in ir_datasets.load("bright-pro/biology").qrels_iter() if q.relevance > 0]
+    run = [ScoredDoc(q.query_id, q.doc_id, 1.0) for q in qrels if q.query_id == query]
+    with caplog.at_level(logging.WARNING, logger="ir_bright"):
+        ir_bright.evaluate(run, "bright-pro/biology")
+    assert "they count as 0, except in wAlpha_nDCG@25, A_Recall@25, which skips them" in (
+        caplog.text
+    )

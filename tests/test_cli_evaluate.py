@@ -315,7 +315,8 @@ def test_a_run_from_a_pipe_is_read_whole(tmp_path, compress):
         ("nDCG@10 R@1", r"give one measure per -m"),
         ("ndcg_cut_10", r"did you mean nDCG@10\? ndcg_cut_10 is trec_eval's name"),
         ("map", r"did you mean AP\?"),
-        ("nDCG@@10", r"write it like nDCG@10"),
+        ("nDCG@@10", r"write it like nDCG@10\)"),  # nDCG has no rel parameter
+        ("AP@@10", r"write it like AP@10 or AP\(rel=2\)@10"),
         ("", r"cannot read measure ''"),
     ],
 )
