@@ -326,17 +326,24 @@ class BM25Index:
         ids, weights = self.query_weights(terms, query_side)
         matrix = self.retriever.scores
         data, indices, indptr = matrix["data"], matrix["indices"], matrix["indptr"]
-        scores = np.zeros(self.num_docs, dtype=np.float64)
         lucene = self.params.lucene_norms
+        rows, parts = [], []
         for term_id, weight in zip(ids.tolist(), weights.tolist()):
-            start, end = indptr[term_id], indptr[term_id + 1]
+            start, end = int(indptr[term_id]), int(indptr[term_id + 1])
             if lucene and weight != 1:  # Lucene boosts idf, then saturates, in float32
                 boosted = np.float32(weight) * np.float32(self.idf[term_id])
                 part = boosted - boosted / self.tfn[start:end]
             else:
                 part = weight * data[start:end].astype(np.float64)
-            # a term's postings name each document once: plain fancy-index addition is exact
-            scores[indices[start:end]] += part
+            rows.append(indices[start:end])
+            parts.append(part)
+        if not rows:
+            return np.zeros(self.num_docs, dtype=np.float64)
+        # one pass over every posting; bincount adds in array order, i.e. term by term for
+        # each document, the order (and so the float64 sums) of a per-term accumulation
+        scores = np.bincount(
+            np.concatenate(rows), weights=np.concatenate(parts), minlength=self.num_docs
+        )
         # Lucene adds its float32 term scores in double and returns the sum as a float32
         return scores.astype(np.float32).astype(np.float64) if lucene else scores
 
