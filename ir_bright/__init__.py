@@ -52,4 +52,5 @@ except OSError as exc:
             raise CacheError(_startup_error)
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
+
 _install_logging()  # the console, after the import-time registration line

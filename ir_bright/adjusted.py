@@ -48,6 +48,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from ir_datasets.formats import BaseQrels, TrecQrel
 
+from . import derived
 from .errors import CacheError
 from .judgements import is_id, query_qrels
 
@@ -152,10 +153,8 @@ class AdjustedQrels(BaseQrels):
         section = self._current(target)
         if section is not None:
             return section
-        import filelock
-
         try:
-            with filelock.FileLock(str(target) + ".lock"):
+            with derived.file_lock(target):
                 # another process may have built it meanwhile
                 section = self._current(target, damaged="quiet")
                 if section is None:
@@ -256,16 +255,10 @@ def _identity(path: Path) -> dict[str, Any]:
 
 
 def _write(target: Path, cache: dict[str, Any]) -> None:
-    partial = target.with_name(target.name + ".part")
-    try:
-        with open(partial, "w", encoding="utf-8") as out:
-            json.dump(cache, out, indent=0)
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(partial, target)
-    except BaseException:
-        partial.unlink(missing_ok=True)
-        raise
+    with derived.replaced_atomically(target) as out:
+        out.write(json.dumps(cache, indent=0).encode())
+        out.flush()
+        os.fsync(out.fileno())
 
 
 def _compute(members: list[AdjustedQrels], corpus: Path) -> dict[str, Any]:

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from . import derived
 from .errors import CacheError, IrBrightError
 
 __all__ = ["cached_count"]
@@ -57,14 +57,11 @@ def _read(target: Path) -> dict:
 
 
 def _write(target: Path, name: str, entry: dict) -> None:
-    import filelock
-
     try:
-        with filelock.FileLock(str(target) + ".lock"):
+        with derived.file_lock(target):
             data = _read(target)
             data[name] = entry
-            partial = target.with_name(target.name + ".part")
-            partial.write_text(json.dumps(data, indent=1, sort_keys=True), "utf-8")
-            os.replace(partial, target)
+            with derived.replaced_atomically(target) as out:
+                out.write(json.dumps(data, indent=1, sort_keys=True).encode())
     except OSError as exc:  # a read-only cache still answers, it only cannot remember
         logger.warning("%s", CacheError(f"cannot store a count in {target}: {exc}"))

@@ -34,7 +34,6 @@ import logging
 import os
 import zlib
 from pathlib import Path
-from typing import Any
 
 from .errors import CacheError
 
@@ -47,12 +46,12 @@ __all__ = [
     "create_exclusive",
     "crc_file",
     "file_lock",
-    "json_dump",
     "manifest_path",
     "page_crcs",
     "read_manifest",
     "rebuild_warning",
     "refuse_symlink",
+    "replaced_atomically",
     "source_identity",
     "write_manifest",
 ]
@@ -153,11 +152,8 @@ def write_manifest(
         },
         **(extra or {}),
     }
-    manifest = manifest or manifest_path(target)
-    partial = manifest.with_name(manifest.name + ".part")
-    with create_exclusive(partial) as out:
+    with replaced_atomically(manifest or manifest_path(target)) as out:
         out.write(json.dumps(data).encode())
-    os.replace(partial, manifest)
     return data
 
 
@@ -274,7 +270,17 @@ class DamagedError(CacheError):
         self.problem = problem
 
 
-def json_dump(path: Path, data: Any) -> None:
-    """Write ``data`` as JSON to a new file at ``path`` (exclusive, no links followed)."""
-    with create_exclusive(path) as out:
-        out.write(json.dumps(data).encode())
+@contextlib.contextmanager
+def replaced_atomically(target: Path):
+    """Yield ``<target>.part``, created exclusively without following links, for the caller to
+    write; once the block ends without error, rename it onto ``target``; on any error remove
+    it. The caller holds ``target``'s lock; a reader never sees a partial ``target``."""
+    partial = target.with_name(target.name + ".part")
+    try:
+        with create_exclusive(partial) as out:
+            yield out
+        os.replace(partial, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(partial)
+        raise

@@ -50,7 +50,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import quote
 
-from .derived import create_exclusive, file_lock, refuse_symlink
+from .derived import create_exclusive, file_lock, refuse_symlink, replaced_atomically
 from .errors import CacheError, ChecksumError, DownloadError, OfflineError
 
 __all__ = [
@@ -794,15 +794,12 @@ def list_folder(repo: str, revision: str, folder: str, cache: Path) -> list[List
     with file_lock(cache):
         if not cache.is_file():
             entries = [_entry(item) for item in _listing_pages(url) if item.get("type") == "file"]
-            partial = cache.with_name(cache.name + ".part")
             try:
-                with create_exclusive(partial) as out:
+                with replaced_atomically(cache) as out:
                     out.write(json.dumps([vars(e) for e in entries], indent=1).encode())
-                os.replace(partial, cache)
             except OSError as exc:
-                partial.unlink(missing_ok=True)
                 raise CacheError(
-                    f"cannot write {partial} ({exc.strerror or exc}): set IR_DATASETS_HOME to "
+                    f"cannot write {cache} ({exc.strerror or exc}): set IR_DATASETS_HOME to "
                     "a writable folder with room"
                 ) from exc
     return _read_listing(cache)

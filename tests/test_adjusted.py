@@ -398,7 +398,7 @@ def test_a_failed_write_leaves_no_cache_file(bright, isolated_home, monkeypatch)
     def broken(*args, **kwargs):
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(adjusted.json, "dump", broken)
+    monkeypatch.setattr(adjusted.os, "fsync", broken)  # the disk fills mid-write
     with pytest.raises(ir_bright.errors.CacheError, match="No space left"):
         qrels_of("bright/leetcode/adjusted")
     folder = isolated_home / "bright"

@@ -277,3 +277,30 @@ def test_commands_on_a_damaged_store_print_the_clean_output_and_one_warning(
     assert again.returncode == 0 and again.stdout == clean.stdout
     lines = [line for line in again.stderr.splitlines() if line.strip()]
     assert len(lines) == 1 and "rebuilding" in lines[0] and "Traceback" not in again.stderr
+
+
+def test_replaced_atomically_never_writes_through_a_planted_link(tmp_path):
+    """Every cached JSON and parquet file ir_bright writes (listings, counts, adjusted qrels,
+    verdicts, manifests, BRIGHT-Pro's corpus) goes through this: a ``.part`` that is a link to a
+    file outside the cache must not be followed."""
+    outside = tmp_path / "outside.txt"
+    outside.write_text("precious")
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    target = cache / "listing.json"
+    (cache / "listing.json.part").symlink_to(outside)
+    with derived.replaced_atomically(target) as out:
+        out.write(b"[]")
+    assert outside.read_text() == "precious"
+    assert target.read_bytes() == b"[]" and not target.is_symlink()
+    assert not (cache / "listing.json.part").exists()
+
+
+def test_replaced_atomically_keeps_the_old_file_when_the_write_fails(tmp_path):
+    target = tmp_path / "counts.json"
+    target.write_text("old")
+    with pytest.raises(OSError), derived.replaced_atomically(target) as out:
+        out.write(b"half")
+        raise OSError(28, "No space left on device")
+    assert target.read_text() == "old"
+    assert not (tmp_path / "counts.json.part").exists()

@@ -27,7 +27,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from .. import hub
+from .. import derived, hub
 from ..errors import CacheError, DownloadError
 from ..parquet import open_parquet, read_batches
 from ..registry import etc_json
@@ -217,7 +217,6 @@ class DocsFile:
         if target.is_file():
             return target
         sources = [file.fetch() for file in self._split.files()]
-        import filelock
 
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
@@ -226,29 +225,26 @@ class DocsFile:
                 f"cannot write {target.parent} ({exc.strerror or exc}): set IR_DATASETS_HOME "
                 "to a writable folder"
             ) from exc
-        with filelock.FileLock(str(target) + ".lock"):
+        with derived.file_lock(target):
             if not target.is_file():
                 _write_docs(sources, target)
         return target
 
 
 def _write_docs(sources: list[Path], target: Path) -> None:
-    partial = target.with_name(target.name + ".part")
     schema = pa.schema([("id", pa.string()), ("content", pa.string())])
     try:
-        with pq.ParquetWriter(str(partial), schema) as writer:
+        with (
+            derived.replaced_atomically(target) as out,
+            pq.ParquetWriter(out, schema) as writer,
+        ):
             for batch in _doc_batches(sources, schema):
                 writer.write_batch(batch)
-        os.replace(partial, target)
     except OSError as exc:
-        partial.unlink(missing_ok=True)
         raise CacheError(
-            f"cannot write {partial} ({exc.strerror or exc}): set IR_DATASETS_HOME to a "
+            f"cannot write {target} ({exc.strerror or exc}): set IR_DATASETS_HOME to a "
             "writable folder with room"
         ) from exc
-    except BaseException:
-        partial.unlink(missing_ok=True)
-        raise
 
 
 def _doc_batches(sources: list[Path], schema: pa.Schema) -> Iterator[pa.RecordBatch]:

@@ -83,4 +83,3 @@ def run(args: argparse.Namespace) -> int:
         writer.next(record)
     writer.flush()
     return 0
-

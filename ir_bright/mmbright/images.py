@@ -119,9 +119,8 @@ class ImageCorpus:
                 logger.info("deciding which %s of %s decode (once)", self.config, self.domain)
                 verdict = self._judge_all()
                 derived.manifest_path(target).unlink(missing_ok=True)
-                partial = target.with_name(target.name + ".part")
-                derived.json_dump(partial, verdict)
-                os.replace(partial, target)
+                with derived.replaced_atomically(target) as out:
+                    out.write(json.dumps(verdict).encode())
                 derived.write_manifest(
                     target, VERDICT_KIND, VERDICT_VERSION, parquet, {"verdict": target}
                 )
