@@ -44,6 +44,7 @@ import logging
 import os
 import random
 import re
+import tempfile
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -235,9 +236,11 @@ class HubFile:
 def _make_folder(folder: Path) -> None:
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        probe = folder / ".ir_bright_write_probe"
-        create_exclusive(probe).close()  # never through a planted link
-        probe.unlink()
+        # A name of its own per call (mkstemp: O_EXCL, never through a link), so processes
+        # probing the same folder at once cannot remove each other's probe.
+        handle, probe = tempfile.mkstemp(prefix=".ir_bright_write_probe.", dir=folder)
+        os.close(handle)
+        os.unlink(probe)
     except OSError as exc:
         raise CacheError(
             f"cannot write the cache folder {folder} ({exc.strerror or exc}): "

@@ -135,6 +135,22 @@ def test_killed_download_leaves_no_file_under_the_final_name(hub, hub_root, isol
     assert hub_file().fetch().read_bytes() == BODY
 
 
+def test_many_fetchers_probing_one_cache_folder_at_once_never_fail(tmp_path):
+    # Every fetch first checks the folder is writable; the probes of concurrent processes
+    # must not collide (a shared probe name failed one of two processes now and then).
+    from concurrent.futures import ThreadPoolExecutor
+
+    from ir_bright.hub import _make_folder
+
+    def probe_repeatedly(_):
+        for _ in range(300):
+            _make_folder(tmp_path / "ns")
+
+    with ThreadPoolExecutor(8) as pool:
+        list(pool.map(probe_repeatedly, range(8)))
+    assert list((tmp_path / "ns").iterdir()) == []
+
+
 def test_two_processes_fetching_at_once_both_succeed(hub, hub_root, isolated_home):
     put(hub_root, "config/split.parquet")
     hub.slow = 0.01
