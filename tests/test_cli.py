@@ -424,10 +424,14 @@ def test_download_without_network_is_a_one_line_error(capsys, monkeypatch):
 
 
 def test_download_into_a_read_only_home_is_a_one_line_error(bright, capsys, monkeypatch):
-    def read_only(path, *args, **kwargs):  # tests run as root: chmod would not stop them
-        raise PermissionError(errno.EACCES, "Permission denied", str(path))
+    home, real_open = os.environ["IR_DATASETS_HOME"], os.open
 
-    monkeypatch.setattr("ir_bright.hub.create_exclusive", read_only)
+    def read_only(path, flags, *args, **kwargs):  # tests run as root: chmod would not stop them
+        if flags & os.O_CREAT and os.fspath(path).startswith(home):
+            raise PermissionError(errno.EROFS, "Read-only file system", os.fspath(path))
+        return real_open(path, flags, *args, **kwargs)
+
+    monkeypatch.setattr(os, "open", read_only)
     line = assert_usage_error(capsys, "download", "bright/pony", mentions="cannot write")
     assert "set IR_DATASETS_HOME to a writable folder" in line
 
