@@ -101,6 +101,15 @@ class Official(Measure):
     def __repr__(self) -> str:
         return f"{NAME}({self.params['measure']!r})" if "measure" in self.params else NAME
 
+    def __hash__(self) -> int:
+        # ir_measures hashes the measure of every metric it aggregates, and a measure's hash is
+        # that of its repr, which nests the inner one's: computed once (measures are immutable)
+        try:
+            return self._hash
+        except AttributeError:
+            self._hash = hash(repr(self))
+            return self._hash
+
     def aggregator(self):
         """The wrapped measure's aggregator (a mean for every BRIGHT measure); the bare
         registry entry ``Official`` gets ir_measures' default (a mean), as stock entries do."""
@@ -131,12 +140,22 @@ class OfficialEvaluator(Evaluator):
         self._inner = ir_measures.DefaultPipeline.evaluator(
             list(self._official), self.judged if inner_qrels is None else inner_qrels
         )
+        # the providers hand back the inner measure objects given to them: found by identity,
+        # a metric costs no hashing of its measure (a repr each time)
+        self._by_identity = {id(inner): m for inner, m in self._official.items()}
         super().__init__(measures, set(self.judged))
 
     def _iter_calc(self, run: Any) -> Iterator[Metric]:
         ranked = official_run(run, self.excluded)
-        for metric in self._inner.iter_calc(ranked):
-            yield Metric(metric.query_id, self._official[metric.measure], metric.value)
+        by_identity, by_value = self._by_identity, self._official
+        # the inner evaluator's own _iter_calc: iter_calc would track and fill in missing
+        # queries a second time (hashing every metric's measure), which this evaluator's
+        # iter_calc does already, for the same queries
+        for query_id, measure, value in self._inner._iter_calc(ranked):
+            official = by_identity.get(id(measure))
+            if official is None:
+                official = by_value[measure]
+            yield Metric(query_id, official, value)
 
 
 def _with_fields(qrels: Any, inner: list[Measure]) -> tuple[Any, Any]:
@@ -242,6 +261,8 @@ class ExcludedDocs(AbstractSet):
         if self._set is None:
             labels = self._labels
             self._set = set(compress(labels, map(lt, labels.values(), repeat(0))))
+        if isinstance(docs, dict):  # a keys view looks the (fewer) excluded docs up in docs
+            return docs.keys() & self._set
         return self._set.intersection(docs)
 
 
