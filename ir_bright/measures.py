@@ -39,6 +39,7 @@ from ir_measures.measures.base import Measure, ParamInfo
 from ir_measures.providers.base import Evaluator, Provider
 from ir_measures.util import QrelsConverter, RunConverter
 
+from . import runs
 from .runs import CheckedRun, query_spans, refuse_nul
 
 DEPTH = 1000
@@ -46,7 +47,7 @@ DEPTH = 1000
 
 NAME = "Official"
 
-__all__ = ["DEPTH", "Official", "OfficialEvaluator", "OfficialProvider", "register"]
+__all__ = ["DEPTH", "Official", "OfficialEvaluator", "OfficialProvider", "RunParts", "register"]
 
 
 class Official(Measure):
@@ -146,16 +147,51 @@ class OfficialEvaluator(Evaluator):
         super().__init__(measures, set(self.judged))
 
     def _iter_calc(self, run: Any) -> Iterator[Metric]:
-        ranked = official_run(run, self.excluded)
+        if isinstance(run, RunParts):
+            parts = (official_run(part, self.excluded) for part in run)
+        else:
+            parts = _slices(official_run(run, self.excluded))
         by_identity, by_value = self._by_identity, self._official
-        # the inner evaluator's own _iter_calc: iter_calc would track and fill in missing
-        # queries a second time (hashing every metric's measure), which this evaluator's
-        # iter_calc does already, for the same queries
-        for query_id, measure, value in self._inner._iter_calc(ranked):
-            official = by_identity.get(id(measure))
-            if official is None:
-                official = by_value[measure]
-            yield Metric(query_id, official, value)
+        for ranked in parts:  # the scorer copies one part of the run at a time
+            # the inner evaluator's own _iter_calc: iter_calc would track and fill in missing
+            # queries a second time (hashing every metric's measure), which this evaluator's
+            # iter_calc does already, for the same queries
+            for query_id, measure, value in self._inner._iter_calc(ranked):
+                official = by_identity.get(id(measure))
+                if official is None:
+                    official = by_value[measure]
+                yield Metric(query_id, official, value)
+
+
+class RunParts:
+    """A run given as consecutive parts (dicts of dicts, or any run format), no query in two
+    of them, which :class:`OfficialEvaluator` scores one after the other: only one part need
+    be in memory at a time (:func:`ir_bright.runs.read_run_parts` reads a file so)."""
+
+    def __init__(self, parts: Iterable[Any]):
+        self._parts = parts
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self._parts)
+
+
+def _slices(ranked: dict[str, Mapping[str, float]]) -> Iterator[dict]:
+    """``ranked`` in consecutive dicts of whole queries, about ``runs.PART_ENTRIES`` entries
+    each: pytrec_eval copies the run it is given, so a long run is copied a part at a time."""
+    entries = runs.PART_ENTRIES
+    if sum(map(len, ranked.values())) <= entries:
+        yield ranked
+        return
+    part: dict[str, Mapping[str, float]] = {}
+    size = 0
+    for query_id, docs in ranked.items():
+        part[query_id] = docs
+        size += len(docs)
+        if size >= entries:
+            yield part
+            part, size = {}, 0
+    if part:
+        yield part
 
 
 def _with_fields(qrels: Any, inner: list[Measure]) -> tuple[Any, Any]:

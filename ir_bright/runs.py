@@ -24,8 +24,10 @@ of exhausting memory or time: a control character (NUL included) anywhere in a l
 over :data:`MAX_LINE_BYTES`, a gzip file inflating to more than :data:`MAX_GZIP_RATIO` times
 its size, and more than :data:`MAX_RUN_BYTES` of text (``IR_BRIGHT_MAX_RUN_BYTES`` overrides
 it) are refused. Memory stays proportional to the run's rankings: the file is read in blocks
-of whole lines, each split column-wise. In runs given in memory, ids holding a NUL are refused
-(pytrec_eval cuts a string at a NUL, so ``doc\\0junk`` would score as ``doc``).
+of whole lines, each split column-wise; a scorer reads a run file in parts of whole queries
+(:func:`read_run_parts`), so it holds one part at a time rather than the whole run. In runs
+given in memory, ids holding a NUL are refused (pytrec_eval cuts a string at a NUL, so
+``doc\\0junk`` would score as ``doc``).
 
 A dict of dicts whose ids are text and scores finite floats is read, not copied: the result
 holds the caller's inner dicts (do not change them while scoring).
@@ -55,10 +57,13 @@ __all__ = [
     "RUN_COLUMNS",
     "STDIN",
     "CheckedRun",
+    "QueriesNotGrouped",
     "read_run",
+    "read_run_parts",
     "refuse_nul",
     "run_label",
     "scored_docs",
+    "streamable",
 ]
 
 RUN_COLUMNS = (("query_id", "doc_id", "score"), ("qid", "docno", "score"))
@@ -81,6 +86,8 @@ is well under 200 MB); ``IR_BRIGHT_MAX_RUN_BYTES`` (bytes) overrides it."""
 GZIP_MAGIC = b"\x1f\x8b"
 UTF8_BOM = b"\xef\xbb\xbf"
 BLOCK_BYTES = 1 << 20  # run text is split in blocks of whole lines of about this size
+PART_ENTRIES = 1 << 17
+"""About how many entries :func:`read_run_parts` puts in one part (some 15 MB of dicts)."""
 _GZIP_READ = 1 << 16
 _RATIO_GRACE = 16 << 20  # the ratio is checked once this much text has come out
 _SNIFF = 8192  # a NUL in the first bytes means a binary file, not a damaged line
@@ -123,6 +130,55 @@ def read_run(run: Any, name: str | None = None) -> CheckedRun:
         _add_rows(ranked, rows)
     ranked.owned = True
     return ranked
+
+
+class QueriesNotGrouped(RunFormatError):
+    """Raised by :func:`read_run_parts` when a query's lines resume after another query's:
+    the file must then be read whole (:func:`read_run` merges the pieces)."""
+
+
+def streamable(run: Any) -> bool:
+    """Whether ``run`` is a run file :func:`read_run_parts` can read, and read again should
+    its queries turn out not to be grouped: a regular file (not stdin, a pipe or run text)."""
+    if not isinstance(run, str | os.PathLike):
+        return False
+    path = os.fspath(run)
+    return path != STDIN and "\n" not in path and os.path.isfile(path)
+
+
+def read_run_parts(
+    path: str | os.PathLike, part_entries: int | None = None
+) -> Iterator[CheckedRun]:
+    """A run file read strictly, as :func:`read_run` reads it, in consecutive parts of whole
+    queries (about ``part_entries`` entries each, :data:`PART_ENTRIES` by default), so a
+    scorer holds one part at a time.
+
+    The lines of each query must come together, as every toolkit writes them; a query whose
+    lines resume after another query's raises :class:`QueriesNotGrouped` (read the file
+    whole with :func:`read_run` then).
+    """
+    part_entries = part_entries or PART_ENTRIES
+    part, entries, seen = CheckedRun(), 0, set()
+    current_id, current = None, None
+    for rows in _file_rows(os.fspath(path)):
+        for query_id, start, end in query_spans(rows.query_ids):
+            if query_id != current_id:
+                if query_id in seen:
+                    raise QueriesNotGrouped(
+                        f"{rows.place(start)}: the lines of query {query_id!r} are not together"
+                    )
+                if current_id is not None:
+                    part[current_id], entries = current, entries + len(current)
+                seen.add(query_id)
+                current_id, current = query_id, None
+            current = _add_span(current, query_id, rows, start, end)
+        if entries >= part_entries:
+            part.owned = True
+            yield part
+            part, entries = CheckedRun(), 0
+    part[current_id] = current
+    part.owned = True
+    yield part
 
 
 def scored_docs(run: Any, name: str | None = None) -> Iterator[ScoredDoc]:
@@ -308,16 +364,22 @@ def query_spans(query_ids: Iterable[str]) -> Iterator[tuple[str, int, int]]:
 
 def _add_rows(ranked: CheckedRun, rows: Rows) -> None:
     """Add each query's entries (runs of equal query ids at a time), refusing repeats."""
-    doc_ids, scores = rows.doc_ids, rows.scores
     for query_id, start, end in query_spans(rows.query_ids):
-        found = ranked.get(query_id)
-        docs = dict(zip(doc_ids[start:end], scores[start:end]))
-        if len(docs) != end - start or (found is not None and not found.keys().isdisjoint(docs)):
-            _refuse_repeat(found or {}, query_id, rows, start, end)
-        if found is None:
-            ranked[query_id] = docs
-        else:
-            found.update(docs)
+        ranked[query_id] = _add_span(ranked.get(query_id), query_id, rows, start, end)
+
+
+def _add_span(
+    found: dict[str, float] | None, query_id: str, rows: Rows, start: int, end: int
+) -> dict[str, float]:
+    """Query ``query_id``'s docs so far (``found``; None before its first line) with the
+    entries ``start:end`` of ``rows`` added, refusing a doc given twice."""
+    docs = dict(zip(rows.doc_ids[start:end], rows.scores[start:end]))
+    if len(docs) != end - start or (found and not found.keys().isdisjoint(docs)):
+        _refuse_repeat(found or {}, query_id, rows, start, end)
+    if not found:
+        return docs
+    found.update(docs)
+    return found
 
 
 def _refuse_repeat(found: Mapping[str, float], query_id: str, rows: Rows, start: int, end: int):

@@ -19,16 +19,31 @@ import difflib
 import logging
 import math
 import re
-from collections.abc import Iterable, Iterator, Mapping
-from typing import Any
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from typing import Any, TypeVar
 
 import ir_measures
 from ir_measures import Measure
 
 from . import registry
 from .errors import IrBrightError, MeasureError, RunFormatError
-from .measures import PROVIDER, ConsumableRun, Official, OfficialEvaluator, split_qrels
-from .runs import frame_columns, read_run, run_label, scored_docs
+from .measures import (
+    PROVIDER,
+    ConsumableRun,
+    Official,
+    OfficialEvaluator,
+    RunParts,
+    split_qrels,
+)
+from .runs import (
+    QueriesNotGrouped,
+    frame_columns,
+    read_run,
+    read_run_parts,
+    run_label,
+    scored_docs,
+    streamable,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -37,6 +52,7 @@ UNKNOWN_QUERIES_LIMIT = 0.5
 share of the scored queries, is refused as a run for another dataset."""
 
 _NO_DOCS: frozenset[str] = frozenset()
+T = TypeVar("T")
 
 __all__ = [
     "MeasureError",
@@ -186,28 +202,81 @@ class Scorer:
 
     def evaluate(self, run: Any, name: str | None = None) -> dict[str, float]:
         """``{measure name: mean}`` of one run; ``name`` labels it in messages."""
-        ranked = self._read(run, name)
-        values = self.evaluator.calc_aggregate(ranked)
+        values = self._scored(run, name, self.evaluator.calc_aggregate)
         return {str(m.inner): float(values[m]) for m in self.measures}
 
     def per_query(self, run: Any, name: str | None = None) -> dict[str, dict[str, float]]:
         """``{query_id: {measure name: value}}`` of one run, every scored query included."""
-        ranked = self._read(run, name)
-        result: dict[str, dict[str, float]] = {}
-        for metric in self.evaluator.iter_calc(ranked):
-            result.setdefault(metric.query_id, {})[str(metric.measure.inner)] = float(metric.value)
+
+        def collect(ranked: Any) -> dict[str, dict[str, float]]:
+            result: dict[str, dict[str, float]] = {}
+            for query_id, measure, value in self.evaluator.iter_calc(ranked):
+                result.setdefault(query_id, {})[str(measure.inner)] = float(value)
+            return result
+
+        result = self._scored(run, name, collect)
         order = self.names
         return {q: {n: result[q][n] for n in order} for q in sorted(result, key=natural_key)}
 
-    def _read(self, run: Any, name: str | None) -> dict[str, dict[str, float]]:
-        name = name or run_label(run)
-        ranked = read_run(run, name)
-        self._check_queries(ranked, name)
-        return ConsumableRun(ranked) if ranked.owned else ranked  # never seen by the caller
+    def _scored(self, run: Any, name: str | None, score: Callable[[Any], T]) -> T:
+        """``score(the run, read strictly)``, the run checked against the qrels.
 
-    def _check_queries(self, ranked: Mapping[str, Any], name: str) -> None:
-        unknown = [q for q in ranked if q not in self.known_queries]
-        scored = self.evaluator.qrel_qids
+        A run file is read and scored a part at a time (memory for one part, not the whole
+        run); should its queries not be grouped, it is read whole and scored again.
+        """
+        name = name or run_label(run)
+        summary = _RunSummary(self)
+        if streamable(run):
+            try:
+                result = score(RunParts(map(summary.consumable, read_run_parts(run))))
+            except QueriesNotGrouped as exc:
+                logger.debug("%s; reading the whole run", exc)
+                summary = _RunSummary(self)
+            else:
+                summary.check(name)
+                return result
+        ranked = read_run(run, name)
+        summary.add(ranked)
+        summary.check(name)
+        return score(ConsumableRun(ranked) if ranked.owned else ranked)  # never seen by the caller
+
+
+class _RunSummary:
+    """What the checks of a run against the qrels need, gathered part by part: its query ids,
+    how many docs its judged queries rank, and whether any of them is judged or excluded."""
+
+    def __init__(self, scorer: Scorer) -> None:
+        self.scorer = scorer
+        self.query_ids: dict[str, None] = {}
+        self.ranked_docs = 0
+        self.overlap = False
+
+    def consumable(self, part: Mapping[str, Mapping[str, float]]) -> ConsumableRun:
+        """Add ``part`` (just read, so owned) and hand it over to be filtered in place."""
+        self.add(part)
+        return ConsumableRun(part)
+
+    def add(self, ranked: Mapping[str, Mapping[str, float]]) -> None:
+        """Note the queries and docs of ``ranked`` (a whole run or one part of it)."""
+        self.query_ids.update(dict.fromkeys(ranked))
+        if self.overlap:
+            return
+        judged, excluded = self.scorer.evaluator.judged, self.scorer.evaluator.excluded
+        for query_id, docs in ranked.items():
+            known = judged.get(query_id, {}).keys() | excluded.get(query_id, _NO_DOCS)
+            if not known:
+                continue
+            if not known.isdisjoint(docs):
+                self.overlap = True
+                return
+            self.ranked_docs += len(docs)
+
+    def check(self, name: str) -> None:
+        """Refuse a run for another dataset; warn about unknown and missing queries, and about
+        a run none of whose docs is judged or excluded for its query."""
+        scorer, ranked = self.scorer, self.query_ids
+        unknown = [q for q in ranked if q not in scorer.known_queries]
+        scored = scorer.evaluator.qrel_qids
         covered = sum(1 for q in scored if q in ranked)
         # Wrong dataset: mostly queries without judgements here, and most scored queries absent
         # (a run that ranks every query of a dataset whose queries are mostly unjudged, as MM-BRIGHT
@@ -219,25 +288,31 @@ class Scorer:
         ):
             raise RunFormatError(
                 f"{name}: {len(unknown)} of its {len(ranked)} queries (e.g. {unknown[0]!r}) are "
-                f"not queries of {self.label}: wrong dataset?"
+                f"not queries of {scorer.label}: wrong dataset?"
             )
         if unknown:
             logger.warning(
                 "%s: ignoring %d queries without judgements in %s (unknown there, or not scored)",
                 name,
                 len(unknown),
-                self.label,
+                scorer.label,
             )
-        self._check_docs(ranked, name)
-        scored = self.evaluator.qrel_qids
-        missing = sum(1 for q in scored if q not in ranked)
+        if not self.overlap and self.ranked_docs:
+            logger.warning(
+                "%s: none of its %d ranked documents is judged or excluded for its query in %s: "
+                "a run over another corpus (short or -long documents)?",
+                name,
+                self.ranked_docs,
+                scorer.label,
+            )
+        missing = len(scored) - covered
         if missing:
             logger.warning(
                 "%s: no ranking for %d of the %d queries of %s; %s",
                 name,
                 missing,
                 len(scored),
-                self.label,
+                scorer.label,
                 self._missing_rule(),
             )
 
@@ -245,31 +320,13 @@ class Scorer:
         """How the measures treat a query the run does not rank: as 0 (a measure's
         ``DEFAULT``, ir_measures' convention) or skipped (a NaN default, as the aspect
         measures skip them, after BRIGHT-Pro's official scripts)."""
-        skipping = [str(m.inner) for m in self.measures if math.isnan(m.inner.DEFAULT)]
+        measures = self.scorer.measures
+        skipping = [str(m.inner) for m in measures if math.isnan(m.inner.DEFAULT)]
         if not skipping:
             return "they count as 0"
-        if len(skipping) == len(self.measures):
+        if len(skipping) == len(measures):
             return "they are skipped, as the official scripts skip them"
         return f"they count as 0, except in {', '.join(skipping)}, which skips them"
-
-    def _check_docs(self, ranked: Mapping[str, Mapping[str, float]], name: str) -> None:
-        judged, excluded = self.evaluator.judged, self.evaluator.excluded
-        ranked_docs = 0
-        for query_id, docs in ranked.items():
-            known = judged.get(query_id, {}).keys() | excluded.get(query_id, _NO_DOCS)
-            if not known:
-                continue
-            if not known.isdisjoint(docs):
-                return
-            ranked_docs += len(docs)
-        if ranked_docs:
-            logger.warning(
-                "%s: none of its %d ranked documents is judged or excluded for its query in %s: "
-                "a run over another corpus (short or -long documents)?",
-                name,
-                ranked_docs,
-                self.label,
-            )
 
 
 def natural_key(text: str) -> list[tuple[int, Any]]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import logging
 import random
 from collections import namedtuple
 
@@ -316,3 +317,81 @@ def test_a_dict_of_dicts_is_read_without_being_changed(tmp_path):
     assert values[Official(RR)] == 1.0
     assert run == before and qrels == {"q": {"gold": 1, "x": -100}}
     assert read_run(run)["q"] is run["q"]  # clean input is read, not copied
+
+
+# -- run files read and scored a part at a time -------------------------------------------
+
+
+def test_a_run_file_is_read_in_disjoint_parts_of_whole_queries(tmp_path, monkeypatch):
+    monkeypatch.setattr(runs, "BLOCK_BYTES", 64)  # queries cut across blocks as well
+    rows = many_rows(6, 30)
+    path = tmp_path / "r.run"
+    path.write_text(run_text(rows))
+    parts = list(runs.read_run_parts(path, part_entries=50))
+    assert len(parts) > 2
+    merged = {}
+    for part in parts:
+        assert merged.keys().isdisjoint(part)
+        merged.update(part)
+    assert merged == read_run(path)
+    assert [len(docs) for part in parts for docs in part.values()] == [30] * 6
+
+
+def test_the_part_reader_refuses_a_query_whose_lines_resume_later(tmp_path):
+    rows = many_rows(3, 5)
+    path = tmp_path / "r.run"
+    path.write_text(run_text(rows[:3] + rows[5:] + rows[3:5]))  # q0 comes back on line 14
+    with pytest.raises(runs.QueriesNotGrouped, match=r"line 14: the lines of query 'q0'"):
+        list(runs.read_run_parts(path))
+    assert not runs.streamable(str(tmp_path)) and not runs.streamable(runs.STDIN)
+    assert runs.streamable(path) and runs.streamable(str(path))
+
+
+def test_a_duplicate_in_a_later_block_is_refused_by_the_part_reader(tmp_path, monkeypatch):
+    monkeypatch.setattr(runs, "BLOCK_BYTES", 64)
+    rows = many_rows(2, 20)
+    path = tmp_path / "r.run"
+    path.write_text(run_text(rows + [("q1", "doc-1-0", 0.5)]))
+    with pytest.raises(RunFormatError, match=r"line 41: query 'q1' ranks doc 'doc-1-0' twice"):
+        list(runs.read_run_parts(path, part_entries=5))
+
+
+@pytest.mark.parametrize("grouped", [True, False], ids=["grouped", "queries interleaved"])
+def test_run_files_scored_part_by_part_equal_the_reference(tmp_path, monkeypatch, grouped):
+    monkeypatch.setattr(runs, "PART_ENTRIES", 300)  # several parts, read and scored
+    qrels, run = protocol.random_case(random.Random(7), queries=10, graded=True)
+    if not grouped:
+        random.Random(1).shuffle(run)
+    path = tmp_path / "run.txt.gz"
+    path.write_bytes(gzip.compress(run_text(run).encode()))
+    parts = []
+    real_reader = runs.read_run_parts
+
+    def counted(*args, **kwargs):
+        for part in real_reader(*args, **kwargs):
+            parts.append(len(part))
+            yield part
+
+    monkeypatch.setattr("ir_bright.scoring.read_run_parts", counted)
+    scorer = Scorer(protocol.tiny_dataset(qrels), NAMES)
+    got = scorer.evaluate(path)
+    assert got == pytest.approx({n: protocol.mean(n, qrels, run) for n in NAMES}, abs=TOLERANCE)
+    by_query = scorer.per_query(path)
+    for name in NAMES:
+        expected = protocol.per_query(name, qrels, run)
+        assert {q: v[name] for q, v in by_query.items()} == pytest.approx(expected, abs=TOLERANCE)
+    assert len(parts) > 3 if grouped else parts == []  # interleaved: read whole at once
+
+
+def test_warnings_about_a_run_read_in_parts_cover_the_whole_run(tmp_path, monkeypatch, caplog):
+    monkeypatch.setattr(runs, "PART_ENTRIES", 10)
+    qrels = [(f"q{i}", f"gold{i}", 1) for i in range(4)] + [("q0", "x", -100)]
+    rows = [(f"q{i}", f"other{i}-{d}", 1.0) for i in range(3) for d in range(20)]
+    path = tmp_path / "run.txt"
+    path.write_text(run_text(rows + [("stranger", "d", 1.0)]))
+    caplog.set_level(logging.WARNING, logger="ir_bright")
+    Scorer(protocol.tiny_dataset(qrels), ["RR"]).evaluate(path)
+    messages = " | ".join(r.getMessage() for r in caplog.records)
+    assert "ignoring 1 queries without judgements" in messages
+    assert "none of its 60 ranked documents is judged or excluded" in messages
+    assert "no ranking for 1 of the 4 queries" in messages
