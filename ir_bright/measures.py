@@ -29,8 +29,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from collections.abc import Set as AbstractSet
+from heapq import nlargest
 from itertools import compress, groupby, repeat
-from operator import attrgetter, itemgetter, lt, not_
+from operator import attrgetter, ge, itemgetter, lt, not_
 from typing import Any
 
 import ir_measures
@@ -144,13 +145,15 @@ class OfficialEvaluator(Evaluator):
         # the providers hand back the inner measure objects given to them: found by identity,
         # a metric costs no hashing of its measure (a repr each time)
         self._by_identity = {id(inner): m for inner, m in self._official.items()}
+        # nDCG@10 alone needs each ranking's 10 best, not 1,000: the scorer sorts less
+        self.depth = needed_depth(self._official)
         super().__init__(measures, set(self.judged))
 
     def _iter_calc(self, run: Any) -> Iterator[Metric]:
         if isinstance(run, RunParts):
-            parts = (official_run(part, self.excluded) for part in run)
+            parts = (official_run(part, self.excluded, self.depth) for part in run)
         else:
-            parts = _slices(official_run(run, self.excluded))
+            parts = _slices(official_run(run, self.excluded, self.depth))
         by_identity, by_value = self._by_identity, self._official
         for ranked in parts:  # the scorer copies one part of the run at a time
             # the inner evaluator's own _iter_calc: iter_calc would track and fill in missing
@@ -340,12 +343,61 @@ def _official_docs(
             for doc_id in dropped:
                 del docs[doc_id]
     if len(docs) > depth:
-        docs = dict(sorted(docs.items(), key=_TREC_ORDER, reverse=True)[:depth])
+        docs = dict(_best(docs, depth))
     return docs
+
+
+def _best(docs: Mapping[str, float], depth: int) -> list[tuple[str, float]]:
+    """The ``depth`` best (doc id, score) items of ``docs`` in trec_eval's order.
+
+    A short cut of a long ranking sorts only the items scoring at least the ``depth``-th best
+    score (found at C speed); the full sort is the fallback (and the path for NaN scores).
+    """
+    items: Iterable[tuple[str, float]] = docs.items()
+    if depth * 8 <= len(docs):
+        kth = nlargest(depth, docs.values())[-1]
+        candidates = list(compress(items, map(ge, docs.values(), repeat(kth))))
+        if len(candidates) >= depth:
+            items = candidates
+    return sorted(items, key=_TREC_ORDER, reverse=True)[:depth]
 
 
 _TREC_ORDER = itemgetter(1, 0)
 """The sort key of a (doc id, score) item in trec_eval's order, reversed: score, then doc id."""
+
+_TOP_ONLY = {"nDCG", "P", "R", "AP", "Success"}
+"""Measures that, given a cutoff k (and not ``judged_only``), read only a ranking's top k."""
+
+
+def needed_depth(measures: Iterable[Measure]) -> int:
+    """How deep a ranking the measures read: the largest cutoff when every measure reads only
+    its top k (``nDCG@10``, ``R@100``) and is computed by trec_eval, else :data:`DEPTH`.
+
+    The values are the same from the cut ranking: the ideal ranking and the number of relevant
+    docs come from the qrels, and trec_eval orders the cut ranking as it was cut. (Another
+    provider may break ties otherwise: ir_measures' ``RR@10`` sorts tied docs by ascending
+    id, so the 10 it would rank first are not the 10 trec_eval keeps.)
+    """
+    cutoffs = []
+    for measure in measures:
+        cutoff = measure.params.get("cutoff")
+        if (
+            measure.NAME not in _TOP_ONLY
+            or cutoff is None
+            or measure.params.get("judged_only")
+            or _provider(measure) != "pytrec_eval"
+        ):
+            return DEPTH
+        cutoffs.append(cutoff)
+    return min(DEPTH, max(cutoffs, default=DEPTH))
+
+
+def _provider(measure: Measure) -> str | None:
+    """The name of the provider ir_measures' default pipeline computes ``measure`` with."""
+    for provider in ir_measures.DefaultPipeline.providers:
+        if provider.supports(measure) and provider.is_available():
+            return provider.NAME
+    return None
 
 
 def _run_dict(run: Any) -> dict[str, dict[str, float]]:

@@ -108,6 +108,39 @@ def test_ties_at_the_cut_keep_the_larger_doc_ids_like_trec_eval():
     assert values[R @ 1001] == 1.0
 
 
+CUT_ONLY = ["nDCG@10", "P@5", "R@10", "AP@10", "Success@3", "nDCG@20"]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_measures_of_the_top_k_alone_equal_the_reference_with_ties_at_k(seed):
+    # alone (or with other top-k measures) they read only each ranking's best k; scores come
+    # from few values, so ties straddle every cutoff
+    qrels, run = protocol.random_case(random.Random(seed), graded=seed % 2 == 0)
+    for name in CUT_ONLY:
+        values = ir_measures.calc_aggregate(official([name]), as_qrels(qrels), as_run(run))
+        assert_matches_reference(values, qrels, run, [name])
+    values = ir_measures.calc_aggregate(official(CUT_ONLY), as_qrels(qrels), as_run(run))
+    assert_matches_reference(values, qrels, run, CUT_ONLY)
+
+
+def test_ties_at_a_short_cut_keep_the_larger_doc_ids_like_trec_eval():
+    qrels = as_qrels([("q", "d0000", 0), ("q", "d0099", 1)])
+    run = as_run([("q", f"d{i:04d}", 0.5) for i in range(100)] + [("q", "top", 0.9)])
+    values = ir_measures.calc_aggregate([Official(nDCG @ 10), Official(P @ 2)], qrels, run)
+    assert values[Official(P @ 2)] == 0.5  # top, then d0099; d0000 comes last
+    assert values[Official(nDCG @ 10)] == pytest.approx(1 / 1.5849625007211563)  # 1 / log2(3)
+
+
+def test_measures_whose_provider_breaks_ties_otherwise_see_the_whole_ranking():
+    # ir_measures computes RR@10 itself (msmarco provider), ties by ascending doc id: given
+    # trec_eval's 10 best (d0099 ... d0091), it would put d0099 10th, not 2nd
+    qrels = as_qrels([("q", "d0000", 1), ("q", "d0099", 1)])
+    run = as_run([("q", f"d{i:04d}", 0.5) for i in range(100)] + [("q", "top", 0.9)])
+    stock = ir_measures.calc_aggregate([RR @ 10], qrels, run)[RR @ 10]
+    values = ir_measures.calc_aggregate([Official(RR @ 10), Official(P @ 2)], qrels, run)
+    assert values[Official(RR @ 10)] == stock == 0.5
+
+
 def test_runs_longer_than_1000_are_cut_before_scoring():
     qrels = as_qrels([("q", "deep", 1)])
     run = as_run([("q", f"d{i}", 10.0 - i / 1000) for i in range(1500)] + [("q", "deep", 0.0)])
