@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import collections
 import email.utils
+import functools
 import hashlib
 import json
 import logging
@@ -46,9 +47,10 @@ import random
 import re
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 from urllib.parse import quote
 
 from .derived import create_exclusive, file_lock, refuse_symlink, replaced_atomically
@@ -69,6 +71,7 @@ __all__ = [
 ]
 
 logger = logging.getLogger(__name__)
+T = TypeVar("T")
 
 DEFAULT_ENDPOINT = "https://huggingface.co"
 READ_BYTES = 1 << 16
@@ -299,6 +302,90 @@ def _backoff(attempt: int, retry_after: float | None) -> float:
     return max(wait, retry_after or 0.0)
 
 
+def _retrying(attempt: Callable[[], T]) -> T:
+    """``attempt()``, tried again after a transient failure (``IR_BRIGHT_HTTP_RETRIES``
+    more times, with back-off); the last failure becomes a one-line error with advice."""
+    attempts = 1 + int(_env_number("IR_BRIGHT_HTTP_RETRIES", 6))
+    started = time.monotonic()
+    number = 1
+    while True:
+        try:
+            return attempt()
+        except _Transient as fault:
+            too_long = fault.retry_after is not None and fault.retry_after > MAX_WAIT_S
+            if number == attempts or too_long:
+                raise _give_up(fault, number, time.monotonic() - started) from None
+            wait = _backoff(number, fault.retry_after)
+            logger.info(
+                "%s (attempt %d of %d); retrying in %.1f s",
+                redact(fault.detail),
+                number,
+                attempts,
+                wait,
+            )
+            _sleep(wait)
+            number += 1
+
+
+def _give_up(fault: _Transient, attempts: int, seconds: float) -> DownloadError:
+    advice = {
+        "busy": "the hub is having a bad moment: try again in a few minutes",
+        "throttled": "the hub is rate-limiting: wait a few minutes, or set HF_TOKEN "
+        "(signed-in users get higher limits)",
+        "slow": "check the network, or raise IR_BRIGHT_HTTP_TIMEOUT",
+        "silent": "check the network, or raise IR_BRIGHT_HTTP_TIMEOUT",
+        "cut": "check the network and try again",
+        "unreachable": "check the network or HF_ENDPOINT, or fetch it ahead with "
+        "`ir-bright download` where there is network",
+    }[fault.kind]
+    error = OfflineError if fault.kind == "unreachable" else DownloadError
+    return error(
+        redact(
+            f"{fault.detail}; gave up after {attempts} attempt(s) in {seconds:.0f} s, "
+            f"nothing was cached: {advice}"
+        )
+    )
+
+
+def _get(url: str, timeout: float, headers: dict[str, str], stream: bool = False):
+    """``requests.get``: no answer in time or no connection is a :class:`_Transient`, a URL
+    requests cannot fetch a :class:`DownloadError`."""
+    import requests
+
+    try:
+        return requests.get(
+            url, headers=headers, stream=stream, timeout=(min(CONNECT_TIMEOUT_S, timeout), timeout)
+        )
+    except requests.Timeout as exc:
+        raise _Transient("silent", f"{url} did not answer within {timeout:g} s") from exc
+    except (
+        requests.exceptions.InvalidURL,
+        requests.exceptions.MissingSchema,
+        requests.exceptions.InvalidSchema,
+    ) as exc:
+        raise DownloadError(
+            redact(
+                f"{url} is not a URL ir_bright can fetch ({type(exc).__name__}): set "
+                "HF_ENDPOINT to the hub's address, e.g. https://huggingface.co"
+            )
+        ) from exc
+    except requests.RequestException as exc:
+        raise _Transient("unreachable", f"cannot reach {url} ({type(exc).__name__})") from exc
+
+
+def _refuse_status(url: str, response, what: str = "the download") -> None:
+    """Raise for 401/403 (a one-line error) and for the statuses worth another attempt."""
+    status = response.status_code
+    if status in (401, 403):
+        raise DownloadError(redact(f"{url} answered {status}: set HF_TOKEN to a token with access"))
+    if status in RETRIED_STATUS:
+        kind = "throttled" if status == 429 else "busy"
+        says = f"throttled {what}" if status == 429 else "is busy"
+        raise _Transient(
+            kind, f"the hub {says}: {url} answered HTTP {status}", _retry_after(response.headers)
+        )
+
+
 class _Transfer:
     """One file's download into an open ``.part`` file: attempts, resume, verification data."""
 
@@ -326,80 +413,15 @@ class _Transfer:
         return None
 
     def run(self) -> None:
-        attempts = 1 + int(_env_number("IR_BRIGHT_HTTP_RETRIES", 6))
-        started = time.monotonic()
-        for attempt in range(1, attempts + 1):
-            try:
-                self._attempt()
-                return
-            except _Transient as fault:
-                if attempt == attempts:
-                    raise self._give_up(fault, attempts, time.monotonic() - started) from None
-                wait = _backoff(attempt, fault.retry_after)
-                if fault.retry_after is not None and fault.retry_after > MAX_WAIT_S:
-                    raise self._give_up(fault, attempt, time.monotonic() - started) from None
-                logger.info(
-                    "%s (attempt %d of %d); retrying in %.1f s",
-                    redact(fault.detail),
-                    attempt,
-                    attempts,
-                    wait,
-                )
-                _sleep(wait)
-
-    def _give_up(self, fault: _Transient, attempts: int, seconds: float) -> DownloadError:
-        advice = {
-            "busy": "the hub is having a bad moment: try again in a few minutes",
-            "throttled": "the hub is rate-limiting: wait a few minutes, or set HF_TOKEN "
-            "(signed-in users get higher limits)",
-            "slow": "check the network, or raise IR_BRIGHT_HTTP_TIMEOUT",
-            "silent": "check the network, or raise IR_BRIGHT_HTTP_TIMEOUT",
-            "cut": "check the network and try again",
-            "unreachable": "check the network or HF_ENDPOINT, or fetch it ahead with "
-            "`ir-bright download` where there is network",
-        }[fault.kind]
-        error = OfflineError if fault.kind == "unreachable" else DownloadError
-        return error(
-            redact(
-                f"{fault.detail}; gave up after {attempts} attempt(s) in {seconds:.0f} s, "
-                f"nothing was cached: {advice}"
-            )
-        )
+        _retrying(self._attempt)
 
     def _attempt(self) -> None:
-        import requests
-
         headers = _auth_headers()
         resume = self.received > 0 and self.validator is not None
         if resume:
             headers["Range"] = f"bytes={self.received}-"
             headers["If-Range"] = self.validator
-        try:
-            response = requests.get(
-                self.url,
-                headers=headers,
-                stream=True,
-                timeout=(min(CONNECT_TIMEOUT_S, self.timeout), self.timeout),
-            )
-        except requests.Timeout as exc:
-            raise _Transient(
-                "silent", f"{self.url} did not answer within {self.timeout:g} s"
-            ) from exc
-        except (
-            requests.exceptions.InvalidURL,
-            requests.exceptions.MissingSchema,
-            requests.exceptions.InvalidSchema,
-        ) as exc:
-            raise DownloadError(
-                redact(
-                    f"{self.url} is not a URL ir_bright can fetch ({type(exc).__name__}): set "
-                    "HF_ENDPOINT to the hub's address, e.g. https://huggingface.co"
-                )
-            ) from exc
-        except requests.RequestException as exc:
-            raise _Transient(
-                "unreachable", f"cannot reach {self.url} ({type(exc).__name__})"
-            ) from exc
+        response = _get(self.url, self.timeout, headers, stream=True)
         with response:
             self._check_status(response)
             if response.status_code == 206 and not self._resumes(response):
@@ -414,18 +436,7 @@ class _Transfer:
         status = response.status_code
         if status in (200, 206):
             return
-        if status in (401, 403):
-            raise DownloadError(
-                redact(f"{self.url} answered {status}: set HF_TOKEN to a token with access")
-            )
-        if status in RETRIED_STATUS:
-            kind = "throttled" if status == 429 else "busy"
-            what = "throttled the download" if status == 429 else "is busy"
-            raise _Transient(
-                kind,
-                f"the hub {what}: {self.url} answered HTTP {status}",
-                _retry_after(response.headers),
-            )
+        _refuse_status(self.url, response)
         if status == 404:
             raise DownloadError(
                 redact(
@@ -808,43 +819,32 @@ def list_folder(repo: str, revision: str, folder: str, cache: Path) -> list[List
     return _read_listing(cache)
 
 
-def _listing_pages(url: str) -> Iterator[dict]:
-    import requests
-
+def _listing_pages(url: str | None) -> Iterator[dict]:
     while url:
-        shown = redact(url)
-        try:
-            response = requests.get(
-                url,
-                headers=_auth_headers(),
-                timeout=(CONNECT_TIMEOUT_S, _env_number("IR_BRIGHT_HTTP_TIMEOUT", 60.0) or 60.0),
+        page, url = _retrying(functools.partial(_listing_page, url))
+        yield from page
+
+
+def _listing_page(url: str) -> tuple[list[dict], str | None]:
+    """One page of a listing and the URL of the next (None after the last)."""
+    shown = redact(url)
+    timeout = _env_number("IR_BRIGHT_HTTP_TIMEOUT", 60.0) or 60.0
+    with _get(url, timeout, _auth_headers()) as response:
+        _refuse_status(url, response, "the listing")
+        if response.status_code != 200:
+            raise DownloadError(
+                f"{shown} answered HTTP {response.status_code}: check HF_ENDPOINT, the "
+                "repository and the revision"
             )
-        except requests.RequestException as exc:
-            raise OfflineError(
-                f"cannot reach {shown} ({type(exc).__name__}): check the network or HF_ENDPOINT"
+        try:
+            page = response.json()
+        except ValueError as exc:
+            raise DownloadError(
+                f"{shown} did not answer a JSON listing: check HF_ENDPOINT"
             ) from exc
-        with response:
-            if response.status_code in (401, 403):
-                raise DownloadError(
-                    f"{shown} answered {response.status_code}: set HF_TOKEN to a token with access"
-                )
-            if response.status_code != 200:
-                raise DownloadError(
-                    f"{shown} answered HTTP {response.status_code}: check HF_ENDPOINT, the "
-                    "repository and the revision"
-                )
-            try:
-                page = response.json()
-            except ValueError as exc:
-                raise DownloadError(
-                    f"{shown} did not answer a JSON listing: check HF_ENDPOINT"
-                ) from exc
-            if not isinstance(page, list) or not all(
-                isinstance(i, dict) and "path" in i for i in page
-            ):
-                raise DownloadError(f"{shown} did not answer a list of files: check HF_ENDPOINT")
-            yield from page
-            url = response.links.get("next", {}).get("url")
+        if not isinstance(page, list) or not all(isinstance(i, dict) and "path" in i for i in page):
+            raise DownloadError(f"{shown} did not answer a list of files: check HF_ENDPOINT")
+        return page, response.links.get("next", {}).get("url")
 
 
 def _entry(item: dict) -> ListedEntry:

@@ -13,7 +13,7 @@ from ir_measures import Qrel, ScoredDoc, nDCG
 
 import ir_bright
 from ir_bright.aspect_measures import A_Recall, wAlpha_nDCG
-from ir_bright.errors import ChecksumError, OfflineError
+from ir_bright.errors import ChecksumError, DownloadError, OfflineError
 from ir_bright.records import BrightProQrel
 from tests.fixtures.brightpro_hub import write_brightpro
 from tests.test_aspect_measures import reference_a_recall, reference_alpha_ndcg
@@ -155,6 +155,28 @@ def test_listing_pages_are_followed_and_cached(pro, hub):
     assert listings.count("api:documents") == 4  # 4 files in the folder, 4 pages
     list(ir_datasets.load("bright-pro/earth-science").docs_iter())
     assert hub.requests.count("api:documents") == 4  # the cached listing serves earth science
+
+
+def test_a_busy_or_throttling_listing_is_asked_again(pro, hub, monkeypatch):
+    from ir_bright import hub as hub_module
+
+    waits = []
+    monkeypatch.setattr(hub_module, "_sleep", waits.append)
+    hub.status["api:documents"] = [(503, None), (429, 7)]
+    assert len(list(ir_datasets.load("bright-pro/economics").docs_iter())) == 4
+    assert hub.requests.count("api:documents") == 3
+    assert len(waits) == 2 and waits[1] >= 7  # the second wait honours Retry-After
+
+
+def test_a_listing_that_stays_busy_is_a_one_line_error_and_nothing_is_cached(
+    pro, hub, isolated_home, monkeypatch
+):
+    monkeypatch.setenv("IR_BRIGHT_HTTP_RETRIES", "2")
+    hub.status_always["api:documents"] = (503, None)
+    with pytest.raises(DownloadError, match=r"the hub is busy.*gave up after 3 attempt\(s\)"):
+        list(ir_datasets.load("bright-pro/economics").docs_iter())
+    assert hub.requests.count("api:documents") == 3
+    assert not list(isolated_home.rglob("documents.json"))
 
 
 def test_offline_after_download_and_before(pro, hub, monkeypatch, capsys):
