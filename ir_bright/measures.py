@@ -383,7 +383,7 @@ def needed_depth(measures: Iterable[Measure]) -> int:
         cutoff = measure.params.get("cutoff")
         if (
             measure.NAME not in _TOP_ONLY
-            or cutoff is None
+            or not isinstance(cutoff, int)  # absent (or ir_measures' NOT_PROVIDED)
             or measure.params.get("judged_only")
             or _provider(measure) != "pytrec_eval"
         ):
