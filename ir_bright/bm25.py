@@ -321,28 +321,35 @@ class BM25Index:
         weights = self.idf[ids] * tf / (tf + k1 * (1 - b + b * length / self.avgdl))
         return ids, weights
 
+    @cached_property
+    def _postings(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(data, indices, indptr) of the index as plain arrays: a slice of a ``numpy.memmap``
+        is a memmap too, much slower to make than a slice of an ndarray over the same pages."""
+        matrix = self.retriever.scores
+        return tuple(np.asarray(matrix[key]) for key in ("data", "indices", "indptr"))
+
     def scores(self, terms: Sequence[str], query_side: bool = False) -> np.ndarray:
         """The score of every document (corpus order) for an analysed query."""
         ids, weights = self.query_weights(terms, query_side)
-        matrix = self.retriever.scores
-        data, indices, indptr = matrix["data"], matrix["indices"], matrix["indptr"]
-        lucene = self.params.lucene_norms
-        rows, parts = [], []
-        for term_id, weight in zip(ids.tolist(), weights.tolist()):
-            start, end = int(indptr[term_id]), int(indptr[term_id + 1])
-            if lucene and weight != 1:  # Lucene boosts idf, then saturates, in float32
-                boosted = np.float32(weight) * np.float32(self.idf[term_id])
-                part = boosted - boosted / self.tfn[start:end]
-            else:
-                part = weight * data[start:end].astype(np.float64)
-            rows.append(indices[start:end])
-            parts.append(part)
-        if not rows:
+        if not len(ids):
             return np.zeros(self.num_docs, dtype=np.float64)
+        data, indices, indptr = self._postings
+        starts, ends = indptr[ids].tolist(), indptr[ids + 1].tolist()
+        rows = [indices[start:end] for start, end in zip(starts, ends)]
+        parts = [data[start:end] for start, end in zip(starts, ends)]
+        lucene = self.params.lucene_norms
+        scaled = weights != 1
+        if lucene:  # Lucene boosts idf, then saturates, in float32
+            for i in np.flatnonzero(scaled).tolist():
+                boosted = np.float32(weights[i]) * np.float32(self.idf[ids[i]])
+                parts[i] = boosted - boosted / self.tfn[starts[i] : ends[i]]
         # one pass over every posting; bincount adds in array order, i.e. term by term for
         # each document, the order (and so the float64 sums) of a per-term accumulation
+        values = np.concatenate(parts, dtype=np.float64)
+        if not lucene and scaled.any():  # weight * float64(posting), as term by term
+            values *= np.repeat(weights, np.subtract(ends, starts))
         scores = np.bincount(
-            np.concatenate(rows), weights=np.concatenate(parts), minlength=self.num_docs
+            np.concatenate(rows, dtype=np.intp), weights=values, minlength=self.num_docs
         )
         # Lucene adds its float32 term scores in double and returns the sum as a float32
         return scores.astype(np.float32).astype(np.float64) if lucene else scores
