@@ -401,10 +401,13 @@ def top_rows(
     """Rows of the ``k`` best scores, best first, ties by ``tiebreak[row]`` (default: the
     row); excluded rows never appear. With ``fill``, rows scoring 0 fill the ranking up to
     ``k`` in row order, as a full-corpus sort would."""
-    allowed = np.ones(len(scores), dtype=bool)
-    if excluded is not None and len(excluded):
-        allowed[excluded] = False
-    matched = np.flatnonzero(allowed & (scores > 0))
+    matched = _best_candidates(scores, k, excluded)
+    allowed = None
+    if matched is None:
+        allowed = np.ones(len(scores), dtype=bool)
+        if excluded is not None and len(excluded):
+            allowed[excluded] = False
+        matched = np.flatnonzero(allowed & (scores > 0))
     if len(matched) > k:
         values = scores[matched]
         kth = np.partition(values, len(values) - k)[len(values) - k]
@@ -415,10 +418,35 @@ def top_rows(
         matched = np.concatenate([above, tied[: k - len(above)]])
     second = matched if tiebreak is None else tiebreak[matched]
     rows = matched[np.lexsort((second, -scores[matched]))]
-    if fill and len(rows) < k:
+    if fill and len(rows) < k and allowed is not None:
         zero = np.flatnonzero(allowed & (scores <= 0))[: k - len(rows)]
         rows = np.concatenate([rows, zero])
     return rows
+
+
+_SAMPLE_STRIDE = 64
+
+
+def _best_candidates(scores: np.ndarray, k: int, excluded: np.ndarray | None) -> np.ndarray | None:
+    """Allowed rows (ascending) of every score at least a positive threshold that at least
+    ``k`` allowed rows reach, so every row of the ``k`` best and all rows tied with the
+    ``k``-th are among them; None when no such threshold is found this way. The threshold
+    is a high score of every 64th row, where about twice ``k`` plus the excluded are expected
+    at or above it: the selection then looks at a few thousand scores, not the corpus."""
+    dropped = 0 if excluded is None else len(excluded)
+    sample = scores[::_SAMPLE_STRIDE]
+    rank = 2 * ((k + dropped) // _SAMPLE_STRIDE + 1) + 16
+    if rank >= len(sample):
+        return None
+    threshold = np.partition(sample, len(sample) - rank)[len(sample) - rank]
+    if not threshold > 0:
+        return None
+    rows = np.flatnonzero(scores >= threshold)
+    if dropped:  # excluded rows found by binary search (np.isin costs more here)
+        excluded = np.sort(excluded)
+        found = excluded[np.minimum(np.searchsorted(excluded, rows), dropped - 1)]
+        rows = rows[found != rows]
+    return rows if len(rows) >= k else None
 
 
 def _stable_order(values: np.ndarray) -> np.ndarray:
