@@ -330,6 +330,11 @@ class BM25Index:
 
     def scores(self, terms: Sequence[str], query_side: bool = False) -> np.ndarray:
         """The score of every document (corpus order) for an analysed query."""
+        return self._scores(terms, query_side).astype(np.float64, copy=False)
+
+    def _scores(self, terms: Sequence[str], query_side: bool = False) -> np.ndarray:
+        """:meth:`scores`, as float32 with Lucene's norms (the values Lucene returns; half
+        the memory for the top-k cut to read)."""
         ids, weights = self.query_weights(terms, query_side)
         if not len(ids):
             return np.zeros(self.num_docs, dtype=np.float64)
@@ -352,7 +357,7 @@ class BM25Index:
             np.concatenate(rows, dtype=np.intp), weights=values, minlength=self.num_docs
         )
         # Lucene adds its float32 term scores in double and returns the sum as a float32
-        return scores.astype(np.float32).astype(np.float64) if lucene else scores
+        return scores.astype(np.float32) if lucene else scores
 
     @cached_property
     def id_order(self) -> np.ndarray:
@@ -372,7 +377,7 @@ class BM25Index:
         query_side: bool = False,
     ) -> list[tuple[str, float]]:
         """The ``k`` best (doc id, score) for ``text``, excluded rows removed before the cut."""
-        scores = self.scores(analyze(text), query_side)
+        scores = self._scores(analyze(text), query_side)
         if self.params.lucene_norms:  # as Pyserini: matching documents only, ties by doc id
             rows = top_rows(scores, k, excluded, tiebreak=self.id_order, fill=False)
         else:  # as the paper's code: a sort of the whole corpus, ties in corpus order
