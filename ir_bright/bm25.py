@@ -301,12 +301,10 @@ class BM25Index:
         """(term ids, weights) of an analysed query. Bag of words: weight = the term's count
         in the query. Query-side: the same BM25 weight as a document term, the query's length
         being its number of terms known to the index (gensim's ``doc2bow`` drops the others)."""
-        vocab = self.vocab
-        counts: dict[int, int] = {}
-        for term in terms:
-            term_id = vocab.get(term)
-            if term_id is not None:
-                counts[term_id] = counts.get(term_id, 0) + 1
+        from collections import Counter
+
+        counts = Counter(map(self.vocab.get, terms))  # in order of first occurrence
+        counts.pop(None, None)  # terms the index does not know
         ids = np.fromiter(counts, dtype=np.int64, count=len(counts))
         tf = np.fromiter(counts.values(), dtype=np.float64, count=len(counts))
         if not query_side:
@@ -379,9 +377,9 @@ class BM25Index:
         """The ``k`` best (doc id, score) for ``text``, excluded rows removed before the cut."""
         scores = self._scores(analyze(text), query_side)
         if self.params.lucene_norms:  # as Pyserini: matching documents only, ties by doc id
-            rows = top_rows(scores, k, excluded, tiebreak=self.id_order, fill=False)
+            rows = top_rows(scores, k, excluded, self.id_order, fill=False, overwrite=True)
         else:  # as the paper's code: a sort of the whole corpus, ties in corpus order
-            rows = top_rows(scores, k, excluded)
+            rows = top_rows(scores, k, excluded, overwrite=True)
         ids = self.doc_ids.take(pa.array(rows, pa.int64())).to_pylist()
         return list(zip(ids, scores[rows].tolist()))
 
@@ -402,11 +400,16 @@ def top_rows(
     excluded: np.ndarray | None = None,
     tiebreak: np.ndarray | None = None,
     fill: bool = True,
+    overwrite: bool = False,
 ) -> np.ndarray:
     """Rows of the ``k`` best scores, best first, ties by ``tiebreak[row]`` (default: the
     row); excluded rows never appear. With ``fill``, rows scoring 0 fill the ranking up to
-    ``k`` in row order, as a full-corpus sort would."""
-    matched = _best_candidates(scores, k, excluded)
+    ``k`` in row order, as a full-corpus sort would. With ``overwrite``, the scores of
+    excluded rows may be changed (to -inf: excluded without a search)."""
+    dropped = 0 if excluded is None else len(excluded)
+    if overwrite and dropped:
+        scores[excluded] = -np.inf
+    matched = _best_candidates(scores, k, excluded, dropped, marked=overwrite)
     allowed = None
     if matched is None:
         allowed = np.ones(len(scores), dtype=bool)
@@ -432,13 +435,15 @@ def top_rows(
 _SAMPLE_STRIDE = 64
 
 
-def _best_candidates(scores: np.ndarray, k: int, excluded: np.ndarray | None) -> np.ndarray | None:
+def _best_candidates(
+    scores: np.ndarray, k: int, excluded: np.ndarray | None, dropped: int, marked: bool
+) -> np.ndarray | None:
     """Allowed rows (ascending) of every score at least a positive threshold that at least
     ``k`` allowed rows reach, so every row of the ``k`` best and all rows tied with the
     ``k``-th are among them; None when no such threshold is found this way. The threshold
     is a high score of every 64th row, where about twice ``k`` plus the excluded are expected
-    at or above it: the selection then looks at a few thousand scores, not the corpus."""
-    dropped = 0 if excluded is None else len(excluded)
+    at or above it: the selection then looks at a few thousand scores, not the corpus.
+    ``marked``: the excluded rows score -inf, so none passes the threshold."""
     sample = scores[::_SAMPLE_STRIDE]
     rank = 2 * ((k + dropped) // _SAMPLE_STRIDE + 1) + 16
     if rank >= len(sample):
@@ -447,7 +452,7 @@ def _best_candidates(scores: np.ndarray, k: int, excluded: np.ndarray | None) ->
     if not threshold > 0:
         return None
     rows = np.flatnonzero(scores >= threshold)
-    if dropped:  # excluded rows found by binary search (np.isin costs more here)
+    if dropped and not marked:  # excluded rows found by binary search (np.isin costs more)
         excluded = np.sort(excluded)
         found = excluded[np.minimum(np.searchsorted(excluded, rows), dropped - 1)]
         rows = rows[found != rows]

@@ -232,10 +232,12 @@ def test_top_rows_equal_a_full_stable_sort_on_random_scores_with_ties():
             excluded = rng.integers(0, n, int(rng.integers(0, 600)))
             tiebreak = rng.permutation(n) if rng.random() < 0.5 else None
             for fill in (True, False):
-                got = bm25.top_rows(scores, k, excluded, tiebreak=tiebreak, fill=fill)
                 want = _full_sort_top_rows(scores, k, excluded, tiebreak, fill)
+                got = bm25.top_rows(scores, k, excluded, tiebreak=tiebreak, fill=fill)
                 assert got.tolist() == want, (name, k, fill)
-            sampled += bm25._best_candidates(scores, k, excluded) is not None
+                got = bm25.top_rows(scores.copy(), k, excluded, tiebreak, fill, overwrite=True)
+                assert got.tolist() == want, (name, k, fill, "overwrite")
+            sampled += bm25._best_candidates(scores, k, excluded, len(excluded), False) is not None
     assert 0 < sampled < len(shapes) * 4  # both the sampled threshold and the full scan ran
 
 
