@@ -301,12 +301,10 @@ class BM25Index:
         """(term ids, weights) of an analysed query. Bag of words: weight = the term's count
         in the query. Query-side: the same BM25 weight as a document term, the query's length
         being its number of terms known to the index (gensim's ``doc2bow`` drops the others)."""
-        vocab = self.vocab
-        counts: dict[int, int] = {}
-        for term in terms:
-            term_id = vocab.get(term)
-            if term_id is not None:
-                counts[term_id] = counts.get(term_id, 0) + 1
+        from collections import Counter
+
+        counts = Counter(map(self.vocab.get, terms))  # in order of first occurrence
+        counts.pop(None, None)  # terms the index does not know
         ids = np.fromiter(counts, dtype=np.int64, count=len(counts))
         tf = np.fromiter(counts.values(), dtype=np.float64, count=len(counts))
         if not query_side:
@@ -321,31 +319,43 @@ class BM25Index:
         weights = self.idf[ids] * tf / (tf + k1 * (1 - b + b * length / self.avgdl))
         return ids, weights
 
+    @cached_property
+    def _postings(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(data, indices, indptr) of the index as plain arrays: a slice of a ``numpy.memmap``
+        is a memmap too, much slower to make than a slice of an ndarray over the same pages."""
+        matrix = self.retriever.scores
+        return tuple(np.asarray(matrix[key]) for key in ("data", "indices", "indptr"))
+
     def scores(self, terms: Sequence[str], query_side: bool = False) -> np.ndarray:
         """The score of every document (corpus order) for an analysed query."""
+        return self._scores(terms, query_side).astype(np.float64, copy=False)
+
+    def _scores(self, terms: Sequence[str], query_side: bool = False) -> np.ndarray:
+        """:meth:`scores`, as float32 with Lucene's norms (the values Lucene returns; half
+        the memory for the top-k cut to read)."""
         ids, weights = self.query_weights(terms, query_side)
-        matrix = self.retriever.scores
-        data, indices, indptr = matrix["data"], matrix["indices"], matrix["indptr"]
-        lucene = self.params.lucene_norms
-        rows, parts = [], []
-        for term_id, weight in zip(ids.tolist(), weights.tolist()):
-            start, end = int(indptr[term_id]), int(indptr[term_id + 1])
-            if lucene and weight != 1:  # Lucene boosts idf, then saturates, in float32
-                boosted = np.float32(weight) * np.float32(self.idf[term_id])
-                part = boosted - boosted / self.tfn[start:end]
-            else:
-                part = weight * data[start:end].astype(np.float64)
-            rows.append(indices[start:end])
-            parts.append(part)
-        if not rows:
+        if not len(ids):
             return np.zeros(self.num_docs, dtype=np.float64)
+        data, indices, indptr = self._postings
+        starts, ends = indptr[ids].tolist(), indptr[ids + 1].tolist()
+        rows = [indices[start:end] for start, end in zip(starts, ends)]
+        parts = [data[start:end] for start, end in zip(starts, ends)]
+        lucene = self.params.lucene_norms
+        scaled = weights != 1
+        if lucene:  # Lucene boosts idf, then saturates, in float32
+            for i in np.flatnonzero(scaled).tolist():
+                boosted = np.float32(weights[i]) * np.float32(self.idf[ids[i]])
+                parts[i] = boosted - boosted / self.tfn[starts[i] : ends[i]]
         # one pass over every posting; bincount adds in array order, i.e. term by term for
         # each document, the order (and so the float64 sums) of a per-term accumulation
+        values = np.concatenate(parts, dtype=np.float64)
+        if not lucene and scaled.any():  # weight * float64(posting), as term by term
+            values *= np.repeat(weights, np.subtract(ends, starts))
         scores = np.bincount(
-            np.concatenate(rows), weights=np.concatenate(parts), minlength=self.num_docs
+            np.concatenate(rows, dtype=np.intp), weights=values, minlength=self.num_docs
         )
         # Lucene adds its float32 term scores in double and returns the sum as a float32
-        return scores.astype(np.float32).astype(np.float64) if lucene else scores
+        return scores.astype(np.float32) if lucene else scores
 
     @cached_property
     def id_order(self) -> np.ndarray:
@@ -365,11 +375,11 @@ class BM25Index:
         query_side: bool = False,
     ) -> list[tuple[str, float]]:
         """The ``k`` best (doc id, score) for ``text``, excluded rows removed before the cut."""
-        scores = self.scores(analyze(text), query_side)
+        scores = self._scores(analyze(text), query_side)
         if self.params.lucene_norms:  # as Pyserini: matching documents only, ties by doc id
-            rows = top_rows(scores, k, excluded, tiebreak=self.id_order, fill=False)
+            rows = top_rows(scores, k, excluded, self.id_order, fill=False, overwrite=True)
         else:  # as the paper's code: a sort of the whole corpus, ties in corpus order
-            rows = top_rows(scores, k, excluded)
+            rows = top_rows(scores, k, excluded, overwrite=True)
         ids = self.doc_ids.take(pa.array(rows, pa.int64())).to_pylist()
         return list(zip(ids, scores[rows].tolist()))
 
@@ -390,14 +400,22 @@ def top_rows(
     excluded: np.ndarray | None = None,
     tiebreak: np.ndarray | None = None,
     fill: bool = True,
+    overwrite: bool = False,
 ) -> np.ndarray:
     """Rows of the ``k`` best scores, best first, ties by ``tiebreak[row]`` (default: the
     row); excluded rows never appear. With ``fill``, rows scoring 0 fill the ranking up to
-    ``k`` in row order, as a full-corpus sort would."""
-    allowed = np.ones(len(scores), dtype=bool)
-    if excluded is not None and len(excluded):
-        allowed[excluded] = False
-    matched = np.flatnonzero(allowed & (scores > 0))
+    ``k`` in row order, as a full-corpus sort would. With ``overwrite``, the scores of
+    excluded rows may be changed (to -inf: excluded without a search)."""
+    dropped = 0 if excluded is None else len(excluded)
+    if overwrite and dropped:
+        scores[excluded] = -np.inf
+    matched = _best_candidates(scores, k, excluded, dropped, marked=overwrite)
+    allowed = None
+    if matched is None:
+        allowed = np.ones(len(scores), dtype=bool)
+        if excluded is not None and len(excluded):
+            allowed[excluded] = False
+        matched = np.flatnonzero(allowed & (scores > 0))
     if len(matched) > k:
         values = scores[matched]
         kth = np.partition(values, len(values) - k)[len(values) - k]
@@ -408,10 +426,37 @@ def top_rows(
         matched = np.concatenate([above, tied[: k - len(above)]])
     second = matched if tiebreak is None else tiebreak[matched]
     rows = matched[np.lexsort((second, -scores[matched]))]
-    if fill and len(rows) < k:
+    if fill and len(rows) < k and allowed is not None:
         zero = np.flatnonzero(allowed & (scores <= 0))[: k - len(rows)]
         rows = np.concatenate([rows, zero])
     return rows
+
+
+_SAMPLE_STRIDE = 64
+
+
+def _best_candidates(
+    scores: np.ndarray, k: int, excluded: np.ndarray | None, dropped: int, marked: bool
+) -> np.ndarray | None:
+    """Allowed rows (ascending) of every score at least a positive threshold that at least
+    ``k`` allowed rows reach, so every row of the ``k`` best and all rows tied with the
+    ``k``-th are among them; None when no such threshold is found this way. The threshold
+    is a high score of every 64th row, where about twice ``k`` plus the excluded are expected
+    at or above it: the selection then looks at a few thousand scores, not the corpus.
+    ``marked``: the excluded rows score -inf, so none passes the threshold."""
+    sample = scores[::_SAMPLE_STRIDE]
+    rank = 2 * ((k + dropped) // _SAMPLE_STRIDE + 1) + 16
+    if rank >= len(sample):
+        return None
+    threshold = np.partition(sample, len(sample) - rank)[len(sample) - rank]
+    if not threshold > 0:
+        return None
+    rows = np.flatnonzero(scores >= threshold)
+    if dropped and not marked:  # excluded rows found by binary search (np.isin costs more)
+        excluded = np.sort(excluded)
+        found = excluded[np.minimum(np.searchsorted(excluded, rows), dropped - 1)]
+        rows = rows[found != rows]
+    return rows if len(rows) >= k else None
 
 
 def _stable_order(values: np.ndarray) -> np.ndarray:

@@ -7,6 +7,7 @@ The expected values in ``tests/data/lucene/analysis.json`` were produced by Luce
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -33,6 +34,22 @@ def test_stems_equal_lucene_s_porter_stemmer_on_thousands_of_words():
     assert len(LUCENE["stems"]) > 10_000
 
 
+STEMS = [line.split("\t") for line in (DATA / "porter_stems.tsv").read_text("utf-8").splitlines()]
+
+
+def test_stems_equal_lucene_s_on_words_of_both_stemming_paths():
+    wrong = {
+        word: (got, lucene)
+        for word, lucene in STEMS
+        if (got := [analysis.stem(t) for t in analysis.tokens(word)]) != [lucene]
+    }
+    assert not wrong
+    snowball = [w for w, _ in STEMS if len(w) > 2 and analysis._SNOWBALL_DEPARTS.search(w) is None]
+    assert len(snowball) > 10_000 and len(STEMS) - len(snowball) > 5_000  # both paths tested
+    doubled = {m[1] for w in snowball for m in re.finditer(r"([a-z])\1(?:ed|ing)", w)}
+    assert set("bdfglmnprstz") <= doubled  # those that Snowball undoubles (or keeps) as Lucene
+
+
 @pytest.mark.parametrize(
     ("word", "lucene"),
     [
@@ -43,6 +60,8 @@ def test_stems_equal_lucene_s_porter_stemmer_on_thousands_of_words():
         ("responsibly", "respons"),
         ("assembly", "assembl"),
         ("grokked", "grok"),  # any double consonant but l, s, z is undoubled
+        ("revving", "rev"),  # (Snowball's porter: only bb dd ff gg mm nn pp rr tt)
+        ("yakking", "yak"),
         ("as", "as"),  # one or two characters: left alone
     ],
 )

@@ -198,6 +198,49 @@ def test_top_rows_breaks_ties_by_corpus_order_and_fills_with_zero_scores():
     assert bm25.top_rows(scores, 6, np.array([3, 0])).tolist() == [1, 2, 5, 4, 6]
 
 
+def _full_sort_top_rows(scores, k, excluded, tiebreak, fill):
+    """The definition of top_rows: a stable sort of every allowed row by score, then by
+    tiebreak (or row); with ``fill``, zero-score rows after the matches, in row order."""
+    dropped = set(excluded.tolist())
+    allowed = [row for row in range(len(scores)) if row not in dropped]
+    second = tiebreak if tiebreak is not None else range(len(scores))
+    positive = [row for row in allowed if scores[row] > 0]
+    rows = sorted(positive, key=lambda row: (-scores[row], second[row]))[:k]
+    if fill:
+        rows += [row for row in allowed if scores[row] <= 0][: k - len(rows)]
+    return rows
+
+
+def test_top_rows_equal_a_full_stable_sort_on_random_scores_with_ties():
+    import numpy as np
+
+    rng = np.random.default_rng(7)
+    n = 20_000
+    shapes = {
+        "few distinct values": lambda: rng.integers(0, 6, n) * 0.25,
+        "continuous": lambda: rng.random(n) * (rng.random(n) < 0.6),
+        "rising with the row": lambda: np.arange(n) / n * (rng.random(n) < 0.5),
+        "falling with the row": lambda: (n - np.arange(n)) / n,
+        "high on every 64th row": lambda: (np.arange(n) % 64 == 0) + rng.random(n) / 2,
+        "sparse": lambda: rng.integers(1, 4, n) * (rng.random(n) < 0.01),
+        "all zero": lambda: np.zeros(n),
+    }
+    sampled = 0
+    for name, make in shapes.items():
+        for k in (1, 10, 300, 1000):
+            scores = make().astype(np.float64)
+            excluded = rng.integers(0, n, int(rng.integers(0, 600)))
+            tiebreak = rng.permutation(n) if rng.random() < 0.5 else None
+            for fill in (True, False):
+                want = _full_sort_top_rows(scores, k, excluded, tiebreak, fill)
+                got = bm25.top_rows(scores, k, excluded, tiebreak=tiebreak, fill=fill)
+                assert got.tolist() == want, (name, k, fill)
+                got = bm25.top_rows(scores.copy(), k, excluded, tiebreak, fill, overwrite=True)
+                assert got.tolist() == want, (name, k, fill, "overwrite")
+            sampled += bm25._best_candidates(scores, k, excluded, len(excluded), False) is not None
+    assert 0 < sampled < len(shapes) * 4  # both the sampled threshold and the full scan ran
+
+
 def test_a_query_without_known_terms_ranks_zero_score_documents_in_corpus_order():
     index = build_index(SENTENCES)
     got = index.search("zebra unicorn", 4)
