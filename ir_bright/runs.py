@@ -95,7 +95,6 @@ _CONTROL = bytes([*range(0, 9), *range(14, 32), 127])  # ASCII controls but \t \
 _CONTROL_RE = re.compile(b"[" + re.escape(_CONTROL) + b"]")
 _NUL = "\0"
 _FLOAT = {float}
-_STR = {str}
 LINE_FORMAT = "'query_id Q0 doc_id rank score run_name'"
 
 
@@ -326,9 +325,12 @@ def _record_rows(records: Iterable[Any], name: str) -> Rows:
 
 def _ids(values: list[Any], place: Callable[[int], str]) -> list[str]:
     """``values`` as text (C speed when they are already), refusing a NUL in any."""
-    if not set(map(type, values)) <= _STR:
+    try:
+        joined = "".join(values)  # one pass: text check (join takes only str) and NUL check
+    except TypeError:
         values = list(map(str, values))
-    if _NUL in "".join(values):
+        joined = "".join(values)
+    if _NUL in joined:
         i = next(i for i, v in enumerate(values) if _NUL in v)
         raise RunFormatError(f"{place(i)}: id {values[i]!r} {_NUL_WHY}")
     return values
