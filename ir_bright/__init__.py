@@ -27,10 +27,10 @@ _startup_error: str | None = None
 the command line can say so in one line, and every name of the package raises the error."""
 
 try:
-    from .compare import compare, per_query  # ir_bright.compare: the function
-    from .measures import Official
     from .registry import register
+    from .results.compare import compare, per_query  # ir_bright.compare: the function
     from .scoring import drop_excluded, evaluate
+    from .scoring.official import Official
 
     register()
 except OSError as exc:

@@ -10,7 +10,7 @@ from functools import cache
 from typing import Any
 
 from .errors import require
-from .scoring import _drop, excluded_docs
+from .scoring.scorer import _drop, excluded_docs
 
 __all__ = ["drop_excluded_transformer"]
 

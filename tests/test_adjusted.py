@@ -15,8 +15,9 @@ import pytest
 from ir_measures import ScoredDoc
 
 import ir_bright
-from ir_bright import adjusted, hub
+from ir_bright.bright import adjusted
 from ir_bright.cli import main
+from ir_bright.hub import transfer as hub
 from tests import protocol
 from tests.fixtures import bright_hub
 
@@ -311,7 +312,7 @@ def test_evaluate_credits_the_twin_of_a_gold_document(bright):
 
 
 def test_report_benchmark_bright_adjusted():
-    from ir_bright import report
+    from ir_bright.results import report
 
     bench = report.benchmark("bright-adjusted")
     assert bench.measure == "nDCG@10"
@@ -321,7 +322,7 @@ def test_report_benchmark_bright_adjusted():
 
 def test_bm25_runs_on_the_adjusted_id_with_the_base_index(bright, capsys, tmp_path):
     pytest.importorskip("bm25s")
-    from ir_bright import bm25
+    from ir_bright.bm25 import index as bm25
 
     base, adj = ir_datasets.load("bright/leetcode"), ir_datasets.load("bright/leetcode/adjusted")
     assert bm25.index_folder(adj) == bm25.index_folder(base)

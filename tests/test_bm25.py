@@ -8,7 +8,8 @@ from collections import Counter
 import pyarrow as pa
 import pytest
 
-from ir_bright import analysis, bm25
+from ir_bright.bm25 import analysis
+from ir_bright.bm25 import index as bm25
 from tests.fixtures import bright_hub
 
 pytest.importorskip("nltk")
@@ -315,7 +316,7 @@ def test_second_run_reuses_the_cached_index(bright, monkeypatch):
 def test_aops_and_theoremqa_questions_share_one_index(bright, monkeypatch):
     import ir_datasets
 
-    from ir_bright import hub
+    from ir_bright.hub import transfer as hub
 
     monkeypatch.delenv("IR_BRIGHT_VERIFY")  # the two corpora are one file only when verified
     monkeypatch.setattr(hub, "_verify", lambda *args: None)  # as if the fixture matched the pins

@@ -10,8 +10,8 @@ import pyarrow.parquet as pq
 import pytest
 
 import ir_bright
-from ir_bright import hub
 from ir_bright.errors import OfflineError
+from ir_bright.hub import transfer as hub
 from tests.fixtures import bright_hub
 from tests.fixtures.bright_hub import REASON_CONFIGS, llm_text, repo_path
 

@@ -12,8 +12,8 @@ import pytest
 from ir_measures import Qrel, ScoredDoc, nDCG
 
 import ir_bright
-from ir_bright.aspect_measures import A_Recall, wAlpha_nDCG
 from ir_bright.errors import ChecksumError, DownloadError, OfflineError
+from ir_bright.measures import A_Recall, wAlpha_nDCG
 from ir_bright.records import BrightProQrel
 from tests.fixtures.brightpro_hub import write_brightpro
 from tests.test_aspect_measures import reference_a_recall, reference_alpha_ndcg
@@ -158,7 +158,7 @@ def test_listing_pages_are_followed_and_cached(pro, hub):
 
 
 def test_a_busy_or_throttling_listing_is_asked_again(pro, hub, monkeypatch):
-    from ir_bright import hub as hub_module
+    from ir_bright.hub import transfer as hub_module
 
     waits = []
     monkeypatch.setattr(hub_module, "_sleep", waits.append)
@@ -366,8 +366,8 @@ def test_a_listing_that_is_not_a_list_of_files_is_a_one_line_error(
 ):
     import requests
 
-    from ir_bright import hub
     from ir_bright.errors import DownloadError
+    from ir_bright.hub import transfer as hub
 
     class Answer:
         status_code, links = 200, {}
@@ -495,7 +495,7 @@ def test_aspect_measures_on_a_dataset_without_aspects_are_a_one_line_error(
 
 def test_compare_pairs_only_the_queries_both_runs_score(pro, caplog):
     pytest.importorskip("scipy")
-    from ir_bright.compare import compare
+    from ir_bright.results.compare import compare
 
     both = [ScoredDoc("3", "bio/0.txt", 2.0), ScoredDoc("4", "bio/9.txt", 1.0)]
     only_3 = [ScoredDoc("3", "bio/1.txt", 2.0)]  # query 4 absent: skipped by wAlpha_nDCG

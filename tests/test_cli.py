@@ -161,7 +161,7 @@ def test_info_gives_measures_counts_and_cache_paths(bright, capsys, isolated_hom
 
 
 def test_info_lists_a_built_bm25_index(bright, capsys, tmp_path, monkeypatch):
-    from ir_bright import hub
+    from ir_bright.hub import transfer as hub
 
     monkeypatch.delenv("IR_BRIGHT_VERIFY")  # the two corpora are one file only when verified
     monkeypatch.setattr(hub, "_verify", lambda *args: None)  # as if the fixture matched the pins
@@ -437,7 +437,7 @@ def test_download_into_a_read_only_home_is_a_one_line_error(bright, capsys, monk
 
 
 def test_a_full_disk_during_download_is_a_one_line_error(bright, capsys, monkeypatch):
-    from ir_bright import hub
+    from ir_bright.hub import transfer as hub
 
     def full(file, target):
         raise OSError(errno.ENOSPC, "No space left on device")

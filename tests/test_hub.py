@@ -140,7 +140,7 @@ def test_many_fetchers_probing_one_cache_folder_at_once_never_fail(tmp_path):
     # must not collide (a shared probe name failed one of two processes now and then).
     from concurrent.futures import ThreadPoolExecutor
 
-    from ir_bright.hub import _make_folder
+    from ir_bright.hub.transfer import _make_folder
 
     def probe_repeatedly(_):
         for _ in range(300):
@@ -183,7 +183,9 @@ def test_read_only_cache_is_a_clear_error(hub, hub_root, isolated_home, monkeypa
     def refuse(self, *args, **kwargs):
         raise PermissionError(13, "Permission denied", str(self))
 
-    monkeypatch.setattr("ir_bright.hub.create_exclusive", refuse)  # a read-only file system
+    monkeypatch.setattr(
+        "ir_bright.hub.transfer.create_exclusive", refuse
+    )  # a read-only file system
     with pytest.raises(CacheError, match="IR_DATASETS_HOME") as error:
         hub_file().fetch()
     assert str(isolated_home / "ns") in str(error.value)
@@ -253,7 +255,7 @@ def test_a_full_disk_is_a_cache_error_and_leaves_no_part_file(
     def disk_full(fd):
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr("ir_bright.hub.os.fsync", disk_full)
+    monkeypatch.setattr("ir_bright.hub.transfer.os.fsync", disk_full)
     with pytest.raises(CacheError, match="No space left on device"):
         hub_file().fetch()
     assert leftovers(isolated_home) == []

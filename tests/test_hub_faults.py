@@ -9,9 +9,9 @@ import time
 
 import pytest
 
-from ir_bright import hub as hub_module
 from ir_bright.errors import CacheError, ChecksumError, DownloadError
 from ir_bright.hub import HubFile
+from ir_bright.hub import transfer as hub_module
 from tests.fixtures import hubserver
 from tests.test_hub import BODY, REPO, hub_file, put
 

@@ -64,7 +64,7 @@ def test_configured_logging_gets_the_records_once_in_the_users_format(bright):
         "import logging; logging.basicConfig(level=logging.INFO, format='%(name)s|%(message)s')\n"
     )
     proc = python(setup + CELL)
-    assert "ir_bright.hub|downloading " in proc.stderr
+    assert "ir_bright.hub.transfer|downloading " in proc.stderr
     assert "[INFO]" not in proc.stderr.replace("[INFO] ir_datasets", "")
 
 

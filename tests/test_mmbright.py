@@ -403,7 +403,7 @@ def test_decodability_is_decided_once_and_cached_on_disk(mm, monkeypatch):
 def test_a_damaged_decodability_verdict_is_rebuilt_with_one_warning(mm, caplog, damaged):
     import logging
 
-    from ir_bright import derived
+    from ir_bright.store import derived
 
     clean = [d.doc_id for d in ir_datasets.load("mm-bright/academia/task3").docs_iter()]
     assert clean
@@ -420,7 +420,7 @@ def test_a_damaged_decodability_verdict_is_rebuilt_with_one_warning(mm, caplog, 
 
 
 def test_a_verdict_that_cannot_be_rebuilt_is_a_one_line_error_naming_it(mm, monkeypatch):
-    from ir_bright import derived
+    from ir_bright.store import derived
 
     list(ir_datasets.load("mm-bright/academia/task3").docs_iter())
     (verdict,) = ir_bright.hub.cache_home().rglob("*.decodable.json")

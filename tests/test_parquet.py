@@ -7,8 +7,8 @@ import pyarrow.parquet as pq
 import pytest
 from ir_datasets.formats import GenericDoc
 
-from ir_bright import parquet
 from ir_bright.errors import CacheError
+from ir_bright.store import parquet
 
 ROWS = 5000
 

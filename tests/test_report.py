@@ -9,8 +9,8 @@ import math
 
 import pytest
 
-from ir_bright import report
 from ir_bright.cli import main
+from ir_bright.results import report
 from ir_bright.scoring import evaluate
 from tests.fixtures import bright_hub
 

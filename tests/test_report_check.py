@@ -7,12 +7,12 @@ import json
 
 import pytest
 
-from ir_bright import report
 from ir_bright.cli import main
+from ir_bright.results import report
 from tests.test_report import bright, hand_runs  # noqa: F401 - bright is a fixture
 
 REFERENCES = json.loads(
-    (report.Path(report.__file__).parent / "etc" / "reference.json").read_text()
+    (report.Path(report.__file__).parents[1] / "etc" / "reference.json").read_text()
 )["references"]
 ROWS = [(bench, name) for bench, rows in REFERENCES.items() for name in rows]
 

@@ -9,8 +9,8 @@ import math
 
 import pytest
 
-from ir_bright import report
 from ir_bright.cli import main
+from ir_bright.results import report
 from tests.fixtures import bright_hub
 
 MODELS = ("gpt4", "claude-3-opus", "llama3-70b", "gemini-1.0", "grit")

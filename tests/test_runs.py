@@ -13,9 +13,9 @@ import pytest
 from ir_measures import AP, RR, Qrel, R, ScoredDoc, nDCG
 
 import ir_bright  # noqa: F401  (registers Official with ir_measures)
-from ir_bright import runs
 from ir_bright.errors import RunFormatError
 from ir_bright.measures import Official
+from ir_bright.runs import read as runs
 from ir_bright.runs import read_run
 from ir_bright.scoring import Scorer, evaluate
 from tests import protocol
@@ -372,7 +372,7 @@ def test_run_files_scored_part_by_part_equal_the_reference(tmp_path, monkeypatch
             parts.append(len(part))
             yield part
 
-    monkeypatch.setattr("ir_bright.scoring.read_run_parts", counted)
+    monkeypatch.setattr("ir_bright.scoring.scorer.read_run_parts", counted)
     scorer = Scorer(protocol.tiny_dataset(qrels), NAMES)
     got = scorer.evaluate(path)
     assert got == pytest.approx({n: protocol.mean(n, qrels, run) for n in NAMES}, abs=TOLERANCE)

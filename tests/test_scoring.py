@@ -13,16 +13,10 @@ import pytest
 from ir_measures import ScoredDoc, nDCG
 
 import ir_bright  # noqa: F401
-from ir_bright.errors import DatasetNotFoundError, RunFormatError
+from ir_bright.errors import DatasetNotFoundError, MeasureError, RunFormatError
 from ir_bright.measures import Official
-from ir_bright.scoring import (
-    MeasureError,
-    Scorer,
-    drop_excluded,
-    evaluate,
-    per_query,
-    read_run,
-)
+from ir_bright.runs import read_run
+from ir_bright.scoring import Scorer, drop_excluded, evaluate, per_query
 from tests import protocol
 
 TOLERANCE = 1e-12

@@ -27,10 +27,11 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from .. import derived, hub
+from .. import hub
 from ..errors import CacheError, DownloadError
-from ..parquet import open_parquet, read_batches
 from ..registry import etc_json
+from ..store import derived
+from ..store.parquet import open_parquet, read_batches
 
 __all__ = ["CONFIGS", "REPO", "NAMESPACE", "Split", "revision"]
 

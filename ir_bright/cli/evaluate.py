@@ -15,7 +15,8 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from ..scoring import Scorer, read_run
+from ..runs import read_run
+from ..scoring import Scorer
 from . import add_subcommand
 
 FORMATS = ("table", "json", "csv")

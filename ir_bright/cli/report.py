@@ -33,7 +33,7 @@ mm-bright-task1..3: paper-<model> (averages only), e.g. paper-bm25."""
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
-    from ..report import benchmark_names
+    from ..results.report import benchmark_names
 
     parser = add_subcommand(
         subparsers,
@@ -85,7 +85,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> int:
-    from .. import report
+    from ..results import report
 
     if args.benchmark is None:
         bench = report.infer_benchmark(args.runs)

@@ -27,8 +27,8 @@ from ir_datasets.datasets.base import Dataset
 from .. import hub
 from ..errors import DatasetNotFoundError
 from ..judgements import EXCLUDED
-from ..parquet import ParquetDocs, open_parquet
 from ..registry import Documentation, collection_root, dataset, etc_json, etc_yaml
+from ..store.parquet import ParquetDocs, open_parquet
 from .images import ImageCorpus, ImageDocs
 from .keys import NO_IMAGE, image_key
 from .pairs import PairCorpus, PairDocs

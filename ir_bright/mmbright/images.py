@@ -23,10 +23,10 @@ from pathlib import Path
 from ir_datasets.formats import BaseDocs
 from ir_datasets.indices import Docstore
 
-from .. import derived
 from ..errors import CacheError, IrBrightError, require
-from ..parquet import ArrowStore, open_parquet
 from ..records import MMBrightImageDoc
+from ..store import derived
+from ..store.parquet import ArrowStore, open_parquet
 from .source import file
 
 __all__ = ["ImageCorpus", "ImageDocs", "counted_warnings", "decode_format"]

@@ -16,9 +16,9 @@ import pyarrow as pa
 from ir_datasets.formats import BaseDocs
 from ir_datasets.indices import Docstore
 
-from ..counts import cached_count
-from ..parquet import ArrowStore, read_batches
 from ..records import MMBrightPairDoc
+from ..store.counts import cached_count
+from ..store.parquet import ArrowStore, read_batches
 from .images import ImageCorpus
 from .keys import image_key, pair_id, passage_key_rule, split_pair_id
 

@@ -18,8 +18,8 @@ from functools import cache
 
 from .. import hub
 from ..judgements import is_id
-from ..parquet import open_parquet, read_columns
 from ..registry import etc_json
+from ..store.parquet import open_parquet, read_columns
 from .keys import normalise_path
 
 __all__ = ["DOCUMENTS", "EXAMPLES", "MULTIMODAL", "DOC_IMAGES", "QUERY_IMAGES", "file", "QueryRow"]

@@ -21,9 +21,9 @@ from dataclasses import dataclass, field
 
 from ir_datasets.formats import BaseQrels, BaseQueries, TrecQrel
 
-from ..counts import cached_count
 from ..judgements import EXCLUDED, query_qrels
 from ..records import MMBrightMultimodalQuery, MMBrightQuery
+from ..store.counts import cached_count
 from .images import ImageCorpus
 from .keys import image_key, pair_id
 from .pairs import PairCorpus

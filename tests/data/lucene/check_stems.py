@@ -10,7 +10,7 @@ import sys
 
 from nltk.stem.porter import PorterStemmer
 
-from ir_bright import analysis
+from ir_bright.bm25 import analysis
 
 nltk = PorterStemmer(PorterStemmer.MARTIN_EXTENSIONS)
 pairs = [line.rstrip("\n").split("\t") for line in open(sys.argv[1], encoding="utf-8")]

@@ -49,7 +49,7 @@ from typing import Any
 
 import numpy as np
 
-from .errors import IrBrightError, require
+from ..errors import IrBrightError, require
 
 __all__ = [
     "CORRECTIONS",
@@ -119,7 +119,7 @@ def per_query(run: Any, dataset: Any, measures: Iterable[Any] | None = None) -> 
     """
     import pandas as pd
 
-    from .scoring import Scorer
+    from ..scoring import Scorer
 
     scorer = Scorer(dataset, measures)
     scores = scorer.per_query(run)
@@ -430,7 +430,7 @@ def _score(
     dataset."""
     from tqdm.auto import tqdm
 
-    from .scoring import Scorer
+    from ..scoring import Scorer
 
     result: dict[str, dict[str, _Scores]] = {}
     total = len(domains) * len(runs)

@@ -15,8 +15,8 @@ import logging
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from ..errors import CacheError, IrBrightError
 from . import derived
-from .errors import CacheError, IrBrightError
 
 __all__ = ["cached_count"]
 

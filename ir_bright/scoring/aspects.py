@@ -35,7 +35,7 @@ from ir_measures.providers.base import Any as AnyValue
 from ir_measures.providers.base import Evaluator, Provider
 from ir_measures.util import QrelsConverter, RunConverter
 
-from .errors import MeasureError
+from ..errors import MeasureError
 
 __all__ = [
     "A_Recall",

@@ -33,9 +33,9 @@ import pyarrow.parquet as pq
 from ir_datasets.formats import BaseDocs, GenericDoc
 from ir_datasets.indices import Docstore
 
+from ..errors import CacheError
+from ..log import progress
 from . import derived
-from .errors import CacheError
-from .log import progress
 
 __all__ = [
     "ArrowStore",

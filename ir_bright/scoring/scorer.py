@@ -25,17 +25,9 @@ from typing import Any, TypeVar
 import ir_measures
 from ir_measures import Measure
 
-from . import registry
-from .errors import IrBrightError, MeasureError, RunFormatError
-from .measures import (
-    PROVIDER,
-    ConsumableRun,
-    Official,
-    OfficialEvaluator,
-    RunParts,
-    split_qrels,
-)
-from .runs import (
+from .. import registry
+from ..errors import IrBrightError, MeasureError, RunFormatError
+from ..runs import (
     QueriesNotGrouped,
     frame_columns,
     read_run,
@@ -43,6 +35,14 @@ from .runs import (
     run_label,
     scored_docs,
     streamable,
+)
+from .official import (
+    PROVIDER,
+    ConsumableRun,
+    Official,
+    OfficialEvaluator,
+    RunParts,
+    split_qrels,
 )
 
 logger = logging.getLogger(__name__)

@@ -40,8 +40,8 @@ from ir_measures.measures.base import Measure, ParamInfo
 from ir_measures.providers.base import Evaluator, Provider
 from ir_measures.util import QrelsConverter, RunConverter
 
-from . import runs
-from .runs import CheckedRun, query_spans, refuse_nul
+from .. import runs
+from ..runs import CheckedRun, query_spans, refuse_nul
 
 DEPTH = 1000
 """How many documents of each query's ranking the official protocol keeps."""

@@ -48,9 +48,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from ir_datasets.formats import BaseQrels, TrecQrel
 
-from . import derived
-from .errors import CacheError
-from .judgements import is_id, query_qrels
+from ..errors import CacheError
+from ..judgements import is_id, query_qrels
+from ..store import derived
 
 __all__ = ["AdjustedQrels", "Adjustments", "CACHE_SUFFIX", "VERSION", "read_cache"]
 

@@ -53,8 +53,8 @@ from pathlib import Path
 from typing import TypeVar
 from urllib.parse import quote
 
-from .derived import create_exclusive, file_lock, refuse_symlink, replaced_atomically
-from .errors import CacheError, ChecksumError, DownloadError, OfflineError
+from ..errors import CacheError, ChecksumError, DownloadError, OfflineError
+from ..store.derived import create_exclusive, file_lock, refuse_symlink, replaced_atomically
 
 __all__ = [
     "HubFile",
@@ -252,7 +252,7 @@ def _make_folder(folder: Path) -> None:
 
 
 def _auth_headers() -> dict[str, str]:
-    from . import __version__
+    from .. import __version__
 
     headers = {"User-Agent": f"ir_bright/{__version__}", "Accept-Encoding": "identity"}
     token = os.environ.get("HF_TOKEN")
@@ -714,7 +714,7 @@ def _int_or_none(value: str | None) -> int | None:
 
 
 def _progress(file: HubFile, total: int | None):
-    from .log import progress
+    from ..log import progress
 
     return progress(
         total=total,

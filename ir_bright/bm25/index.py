@@ -39,8 +39,9 @@ from typing import Any, NamedTuple
 import numpy as np
 import pyarrow as pa
 
-from . import analysis, derived
-from .errors import CacheError, IrBrightError, require
+from ..errors import CacheError, IrBrightError, require
+from ..store import derived
+from . import analysis
 
 __all__ = [
     "ANALYSIS",
@@ -154,7 +155,7 @@ class BM25Index:
         the analysis runs in ``workers`` processes, by default one per core when ``total``
         says there are at least 20,000 documents)."""
         bm25s = require("bm25s", "bm25")
-        from .log import progress as bar_of
+        from ..log import progress as bar_of
 
         vocab: dict[str, int] = {}
         doc_ids: list[pa.Array] = []
@@ -594,7 +595,7 @@ def index_folder(dataset: Any, params: BM25Params = DEFAULT_PARAMS) -> Path:
     try:
         docs = Path(dataset.docs_path(force=False))
     except (AttributeError, TypeError, NotImplementedError):
-        from .hub import cache_home
+        from ..hub import cache_home
 
         name = re.sub(r"[^\w.-]+", "__", _dataset_id(dataset))
         return cache_home() / "ir_bright" / "bm25" / name / params.key()
@@ -606,7 +607,7 @@ def index_for(
 ) -> BM25Index:
     """The BM25 index of a dataset's corpus: loaded from the cache, or built and cached."""
 
-    from . import registry
+    from .. import registry
 
     dataset = registry.load(dataset)
     params = params.checked()
@@ -752,8 +753,8 @@ def retrieve(
     queries: Sequence[tuple[str, str]] | None = None,
 ) -> Iterator[RankedDoc]:
     """Run the baseline on every query of ``dataset`` (an id or dataset object)."""
-    from . import registry
-    from .log import progress as bar_of
+    from .. import registry
+    from ..log import progress as bar_of
 
     dataset = registry.load(dataset)
     if k < 1:

@@ -35,7 +35,7 @@ import os
 import zlib
 from pathlib import Path
 
-from .errors import CacheError
+from ..errors import CacheError
 
 __all__ = [
     "MANIFEST",

@@ -48,7 +48,7 @@ from typing import Any, NamedTuple
 
 from ir_measures import ScoredDoc
 
-from .errors import RunFormatError
+from ..errors import RunFormatError
 
 __all__ = [
     "MAX_GZIP_RATIO",

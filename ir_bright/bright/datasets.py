@@ -24,13 +24,13 @@ from typing import Any
 from ir_datasets.datasets.base import Dataset
 from ir_datasets.formats import BaseQrels, BaseQueries, TrecQrel
 
-from . import hub
+from .. import hub
+from ..errors import OfflineError
+from ..judgements import EXCLUDED, query_qrels
+from ..records import BrightQuery, BrightReasoningQuery
+from ..registry import Documentation, dataset, etc_json, etc_yaml
+from ..store.parquet import ParquetDocs, cached_row_count, read_columns
 from .adjusted import Adjustments
-from .errors import OfflineError
-from .judgements import EXCLUDED, query_qrels
-from .parquet import ParquetDocs, cached_row_count, read_columns
-from .records import BrightQuery, BrightReasoningQuery
-from .registry import Documentation, dataset, etc_json, etc_yaml
 
 __all__ = ["datasets", "BrightQueries", "BrightReasoningQueries", "BrightQrels"]
 

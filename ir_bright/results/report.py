@@ -37,8 +37,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from .errors import IrBrightError, require
-from .outputs import check_writable
+from ..errors import IrBrightError, require
+from ..outputs import check_writable
 
 __all__ = [
     "Benchmark",
@@ -137,7 +137,7 @@ class Table:
 
 @cache
 def _etc(name: str) -> dict[str, Any]:
-    from .registry import etc_json
+    from ..registry import etc_json
 
     return etc_json(name)
 
@@ -320,8 +320,8 @@ def score(
     progress: bool = True,
 ) -> Table:
     """Score every run officially; one :class:`Row` per system."""
-    from .log import progress as bar_of
-    from .scoring import Scorer, parse_measures
+    from ..log import progress as bar_of
+    from ..scoring import Scorer, parse_measures
 
     measure = measure or bench.measure
     parsed = parse_measures([measure])[0]

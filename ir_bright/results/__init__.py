@@ -1,0 +1,1 @@
+"""Results: paper-style reports, published reference rows and paired comparisons."""

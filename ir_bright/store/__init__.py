@@ -1,0 +1,1 @@
+"""Local storage: parquet reading, the random-access Arrow store, derived cache files, counts."""
