@@ -7,7 +7,7 @@ measure with ir_measures.
 
 from .log import install as _install_logging
 
-__version__ = "0.1.0"
+from ._version import __version__
 
 _install_logging(console=False)  # [INFO] lines and bars as ir_datasets', quiet when it is
 

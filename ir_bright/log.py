@@ -19,6 +19,8 @@ import logging
 import sys
 from typing import Any
 
+from .upstream import follow_levels
+
 __all__ = ["install", "progress", "quiet"]
 
 NAME = "ir_bright"
@@ -67,11 +69,7 @@ def install(console: bool = True) -> logging.Logger:
     when logging is not configured (idempotent). The package installs the console after its
     import-time registration, whose one line stays out of every notebook and ``-q`` run."""
     logger = logging.getLogger(NAME)
-    if not isinstance(logger, _FollowsIrDatasets):
-        own = logger.__dict__.pop("level", logging.NOTSET)
-        logger.__class__ = _FollowsIrDatasets
-        logger.level = own
-        logging.Logger.manager._clear_cache()
+    follow_levels(logger, _FollowsIrDatasets)
     if console and not any(isinstance(h, _ConsoleWhenUnconfigured) for h in logger.handlers):
         logger.addHandler(_ConsoleWhenUnconfigured())
     return logger

@@ -11,6 +11,7 @@ from typing import Any
 
 from .errors import require
 from .scoring.scorer import _drop, excluded_docs
+from .upstream import irds_dataset_class
 
 __all__ = ["drop_excluded_transformer"]
 
@@ -103,9 +104,8 @@ class BrightDatasetProvider:
 @cache
 def _dataset_class() -> type:
     require("pyterrier", "pyterrier")
-    from pyterrier.datasets._irds import IRDSDataset
 
-    class BrightDataset(IRDSDataset):
+    class BrightDataset(irds_dataset_class()):  # type: ignore[misc]
         """An ir_datasets-backed PyTerrier dataset whose topics default to the query text."""
 
         def get_topics(self, variant: str | None = None, tokenise_query: Any = None) -> Any:

@@ -19,6 +19,8 @@ import ir_datasets
 from ir_datasets.datasets.base import Dataset
 from ir_datasets.util.metadata import MetadataComponent, MetadataProvider
 
+from .upstream import dataset_table
+
 logger = logging.getLogger(__name__)
 
 COLLECTIONS = ("bright", "mmbright", "brightpro")
@@ -52,7 +54,7 @@ def _register_measures() -> None:
 
 
 def _register_collection(datasets: Mapping[str, Dataset], reason: str) -> list[str]:
-    table = ir_datasets.registry._registered
+    table = dataset_table()
     added, replaced = [], []
     for dataset_id, dataset in datasets.items():
         current = table.get(dataset_id)
@@ -76,9 +78,9 @@ def _register_collection(datasets: Mapping[str, Dataset], reason: str) -> list[s
 
 def is_ours(dataset_id: str) -> bool:
     """Whether ``dataset_id`` is currently served by ir_bright."""
-    return dataset_id in _registered and ir_datasets.registry._registered.get(
+    return dataset_id in _registered and dataset_table().get(dataset_id) is _registered.get(
         dataset_id
-    ) is _registered.get(dataset_id)
+    )
 
 
 def our_ids() -> list[str]:
@@ -172,7 +174,7 @@ def load(dataset: str | Any) -> Any:
     if not isinstance(dataset, str):
         return dataset
     register()
-    if dataset in ir_datasets.registry._registered:
+    if dataset in dataset_table():
         return ir_datasets.load(dataset)
     import difflib
 
@@ -182,7 +184,7 @@ def load(dataset: str | Any) -> Any:
         raise DatasetNotFoundError(
             "the dataset id is empty: give one, e.g. bright/biology (`ir-bright list` shows them)"
         )
-    known = {_normal(i): i for i in reversed(list(ir_datasets.registry._registered))}
+    known = {_normal(i): i for i in reversed(list(dataset_table()))}
     wanted = _normal(dataset)
     if wanted in known:  # another spelling: case, slashes, _ for -, irds: or bright: prefixes
         close = [known[wanted]]

@@ -6,6 +6,7 @@ import argparse
 import sys
 
 from ..errors import IrBrightError
+from ..upstream import irds_exporters
 from . import add_subcommand
 
 EPILOG = """examples:
@@ -41,8 +42,6 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ir_datasets.commands import export as irds_export
-
     from .. import registry
 
     dataset = registry.load(args.id)
@@ -75,10 +74,7 @@ def run(args: argparse.Namespace) -> int:
         fields = ["relevance"]  # plain TREC qrels; BRIGHT-Pro's aspect fields with --fields
     if fields is None and fmt == "tsv" and args.entity != "qrels":
         fields = list(record_cls._fields)  # the same columns, without ir_datasets' [INFO] line
-    writers = (
-        irds_export.QRELS_EXPORTERS if args.entity == "qrels" else irds_export.DEFAULT_EXPORTERS
-    )
-    writer = writers[fmt](record_cls, sys.stdout, fields)
+    writer = irds_exporters(args.entity)[fmt](record_cls, sys.stdout, fields)
     for record in getattr(dataset, f"{args.entity}_iter")():
         writer.next(record)
     writer.flush()

@@ -252,7 +252,7 @@ def _make_folder(folder: Path) -> None:
 
 
 def _auth_headers() -> dict[str, str]:
-    from .. import __version__
+    from .._version import __version__
 
     headers = {"User-Agent": f"ir_bright/{__version__}", "Accept-Encoding": "identity"}
     token = os.environ.get("HF_TOKEN")

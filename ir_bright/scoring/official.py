@@ -42,6 +42,7 @@ from ir_measures.util import QrelsConverter, RunConverter
 
 from .. import runs
 from ..runs import CheckedRun, query_spans, refuse_nul
+from ..upstream import inner_metrics, install_measure_parser, put_provider_first, stock_parser
 
 DEPTH = 1000
 """How many documents of each query's ranking the official protocol keeps."""
@@ -156,10 +157,7 @@ class OfficialEvaluator(Evaluator):
             parts = _slices(official_run(run, self.excluded, self.depth))
         by_identity, by_value = self._by_identity, self._official
         for ranked in parts:  # the scorer copies one part of the run at a time
-            # the inner evaluator's own _iter_calc: iter_calc would track and fill in missing
-            # queries a second time (hashing every metric's measure), which this evaluator's
-            # iter_calc does already, for the same queries
-            for query_id, measure, value in self._inner._iter_calc(ranked):
+            for query_id, measure, value in inner_metrics(self._inner, ranked):
                 official = by_identity.get(id(measure))
                 if official is None:
                     official = by_value[measure]
@@ -464,13 +462,9 @@ def parse_measure(measure: str | Measure) -> Measure:
             return Official(parse_measure(match.group(1)))
         if measure.strip() == NAME:
             raise ValueError(f"{NAME} needs a measure to wrap, e.g. {NAME}(nDCG@10)")
-    return _stock_parse_measure(measure)
+    return stock_parser()(measure)
 
 
-_stock_parse_measure = getattr(
-    ir_measures.util.parse_measure, "stock", ir_measures.util.parse_measure
-)
-parse_measure.stock = _stock_parse_measure  # survives a reload of this module
 PROVIDER = OfficialProvider()
 
 
@@ -482,7 +476,5 @@ def register() -> None:
     ``ir_measures.parse_measure`` read ``Official(...)``.
     """
     ir_measures.measures.registry[NAME] = Official()
-    ir_measures.providers.registry[PROVIDER.NAME] = PROVIDER
-    pipeline = ir_measures.DefaultPipeline.providers
-    pipeline[:] = [PROVIDER] + [p for p in pipeline if p.NAME != PROVIDER.NAME]
-    ir_measures.parse_measure = ir_measures.util.parse_measure = parse_measure
+    put_provider_first(PROVIDER)
+    install_measure_parser(parse_measure)

@@ -1,0 +1,107 @@
+"""Every place ir_bright reaches into another package's internals, each with its reason.
+
+ir_bright fits into ir_datasets, ir_measures, PyTerrier and Python's logging through their
+public APIs wherever one exists. Where none does, the reach is made here and nowhere else, so a
+new release of an upstream package breaks one module, and ``tests/test_upstream.py`` says which
+internal moved (each function below has a contract test there). Written against ir_datasets
+0.6.3, ir_measures 0.4.3, PyTerrier 1.1.2 and CPython 3.10 to 3.13.
+
+- :func:`dataset_table`: ir_datasets' registry dict. ``Registry.register`` refuses a name that
+  exists, and ir_bright must *replace* the core's defective ``bright/*`` entries; membership
+  tests on the public ``Registry`` iterate every id (thousands) where a dict lookup is enough.
+- :func:`install_measure_parser`: ``ir_measures.parse_measure`` evaluates a name against the
+  measure registry and cannot read a measure nested in another's parentheses, which
+  ``Official(nDCG@10)`` is; ir_bright wraps the stock parser (kept as :func:`stock_parser`).
+- :func:`put_provider_first`: ir_measures' default pipeline asks its providers in list order;
+  the official provider only claims ``Official(...)`` measures, so it goes first.
+- :func:`inner_metrics`: an ir_measures evaluator's ``_iter_calc`` (its per-query metrics without
+  the missing-query pass). ``Official`` fills in missing queries once itself; the public
+  ``iter_calc`` would do it a second time, hashing every metric's measure.
+- :func:`follow_levels`: the ``ir_bright`` logger's class, so that its level follows
+  ir_datasets' logger live (as ir_datasets' users expect ``-q`` and notebook defaults to act
+  on both). Python offers ``logging.setLoggerClass`` only for loggers not yet created.
+- :func:`irds_dataset_class`: PyTerrier's ir_datasets adapter lives in a private module
+  (``pyterrier.datasets._irds``); ir_bright subclasses it for topics that read one file.
+- :func:`irds_exporters`: ir_datasets' ``export`` command's writers, so that ``ir-bright
+  export`` writes exactly what ``python -m ir_datasets export`` writes.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterator
+from typing import Any
+
+__all__ = [
+    "dataset_table",
+    "follow_levels",
+    "inner_metrics",
+    "install_measure_parser",
+    "irds_dataset_class",
+    "irds_exporters",
+    "put_provider_first",
+    "stock_parser",
+]
+
+
+def dataset_table() -> dict[str, Any]:
+    """ir_datasets' ``{dataset id: Dataset}`` dict (``ir_datasets.registry._registered``)."""
+    import ir_datasets
+
+    return ir_datasets.registry._registered
+
+
+def stock_parser() -> Callable[[Any], Any]:
+    """ir_measures' own ``parse_measure``, even after :func:`install_measure_parser`."""
+    import ir_measures
+
+    current = ir_measures.util.parse_measure
+    return getattr(current, "stock", current)
+
+
+def install_measure_parser(parse: Callable[[Any], Any]) -> None:
+    """Make ``parse`` ir_measures' ``parse_measure`` (module and ``ir_measures.util``); the
+    stock parser stays reachable as ``parse.stock`` (idempotent, survives reloads)."""
+    import ir_measures
+
+    parse.stock = stock_parser()  # type: ignore[attr-defined]
+    ir_measures.parse_measure = ir_measures.util.parse_measure = parse
+
+
+def put_provider_first(provider: Any) -> None:
+    """Register ``provider`` with ir_measures and ask it first in the default pipeline."""
+    import ir_measures
+
+    ir_measures.providers.registry[provider.NAME] = provider
+    pipeline = ir_measures.DefaultPipeline.providers
+    pipeline[:] = [provider] + [p for p in pipeline if p.NAME != provider.NAME]
+
+
+def inner_metrics(evaluator: Any, run: Any) -> Iterator[Any]:
+    """The per-query metrics of an ir_measures evaluator, without its missing-query pass."""
+    return evaluator._iter_calc(run)
+
+
+def follow_levels(logger: logging.Logger, logger_class: type[logging.Logger]) -> None:
+    """Give an existing ``logger`` the class ``logger_class`` (a subclass of ``Logger`` whose
+    ``level`` is computed), keeping a level set on it, and drop the cached level checks."""
+    if isinstance(logger, logger_class):
+        return
+    own = logger.__dict__.pop("level", logging.NOTSET)
+    logger.__class__ = logger_class
+    logger.setLevel(own)  # public, and it clears every logger's cached isEnabledFor answers
+
+
+def irds_dataset_class() -> type:
+    """PyTerrier's ir_datasets-backed dataset class."""
+    from pyterrier.datasets._irds import IRDSDataset
+
+    return IRDSDataset
+
+
+def irds_exporters(entity: str) -> dict[str, Any]:
+    """ir_datasets' export writers for ``entity`` (``docs``, ``queries`` or ``qrels``), by
+    format name."""
+    from ir_datasets.commands import export
+
+    return export.QRELS_EXPORTERS if entity == "qrels" else export.DEFAULT_EXPORTERS
