@@ -5,9 +5,8 @@ ir_datasets (replacing the core's defective ``bright/*`` entries) and the ``Offi
 measure with ir_measures.
 """
 
-from .log import install as _install_logging
-
 from ._version import __version__
+from .log import install as _install_logging
 
 _install_logging(console=False)  # [INFO] lines and bars as ir_datasets', quiet when it is
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from functools import partial
 from itertools import filterfalse, repeat
+from typing import Any
 
 from ir_datasets.formats import TrecQrel
 
@@ -44,7 +45,7 @@ def query_qrels(
         if is_id(doc_id) and label > labels.get(doc_id, label - 1):
             labels[doc_id] = label
     # thousands of exclusions per query: deduplicated and turned into qrels at C speed
-    unique_excluded = dict.fromkeys(excluded)
+    unique_excluded: dict[Any, None] = dict.fromkeys(excluded)
     for sentinel in _NOT_IDS:
         unique_excluded.pop(sentinel, None)
     if not set(map(type, unique_excluded)) <= {str}:

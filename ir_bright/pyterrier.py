@@ -6,6 +6,8 @@ excludes, for pipelines that want a clean run (``Official(...)`` measures do not
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from collections.abc import Set as AbstractSet
 from functools import cache
 from typing import Any
 
@@ -29,19 +31,22 @@ def drop_excluded_transformer(dataset: Any) -> Any:
 def _transformer_class() -> type:
     pt = require("pyterrier", "pyterrier")
 
-    class DropExcluded(pt.Transformer):
+    transformer: Any = pt.Transformer
+
+    class DropExcluded(transformer):
         """Drops each query's excluded documents (qrels below 0) from a result frame."""
 
         def __init__(self, dataset: Any):
             super().__init__()
             self.dataset = dataset
-            self._excluded: dict[str, set[str]] | None = None
+            self._excluded: Mapping[str, AbstractSet[str]] | None = None
 
         def transform(self, inp: Any) -> Any:
             """The input frame without its excluded (qid, docno) rows."""
-            if self._excluded is None:
-                self._excluded = excluded_docs(self.dataset)
-            out = _drop(inp, self._excluded)
+            excluded = self._excluded
+            if excluded is None:
+                excluded = self._excluded = excluded_docs(self.dataset)
+            out = _drop(inp, excluded)
             if "rank" in out.columns and "score" in out.columns and len(out):
                 by_query = out.groupby("qid", sort=False)["score"]
                 ranks = by_query.rank(ascending=False, method="first").astype("int64")
@@ -142,16 +147,20 @@ def bm25_transformer(
 def _bm25_class() -> type:
     pt = require("pyterrier", "pyterrier")
 
-    class BrightBM25(pt.Transformer):
+    transformer: Any = pt.Transformer
+
+    class BrightBM25(transformer):
         """ir_bright's BM25 baseline (bm25s, Lucene-like analysis) as a retriever."""
 
-        def __init__(self, dataset, k1, b, query_side, num_results):
+        def __init__(
+            self, dataset: Any, k1: float, b: float, query_side: bool, num_results: int
+        ) -> None:
             super().__init__()
             self.dataset = dataset
             self.k1, self.b = k1, b
             self.query_side = query_side
             self.num_results = num_results
-            self._index = None
+            self._index: Any = None
             self._excluded: dict[str, list[str]] | None = None
 
         def transform(self, inp: Any) -> Any:
@@ -160,14 +169,15 @@ def _bm25_class() -> type:
 
             from . import bm25, registry
 
-            if self._index is None:
+            if self._index is None or self._excluded is None:
                 dataset = registry.load(self.dataset)
                 self._index = bm25.index_for(dataset, bm25.BM25Params(self.k1, self.b))
                 self._excluded = bm25.excluded_ids(dataset)
+            index, excluded_ids = self._index, self._excluded
             rows = []
             for qid, query in zip(inp["qid"].astype(str), inp["query"]):
-                excluded = self._index.rows_of(self._excluded.get(qid, ()))
-                found = self._index.search(query, self.num_results, excluded, self.query_side)
+                excluded = index.rows_of(excluded_ids.get(qid, ()))
+                found = index.search(query, self.num_results, excluded, self.query_side)
                 for rank, (docno, score) in enumerate(found):
                     rows.append((qid, query, docno, score, rank))
             return pd.DataFrame(rows, columns=["qid", "query", "docno", "score", "rank"])

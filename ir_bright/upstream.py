@@ -65,7 +65,7 @@ def install_measure_parser(parse: Callable[[Any], Any]) -> None:
     import ir_measures
 
     parse.stock = stock_parser()  # type: ignore[attr-defined]
-    ir_measures.parse_measure = ir_measures.util.parse_measure = parse
+    ir_measures.parse_measure = ir_measures.util.parse_measure = parse  # type: ignore[assignment]
 
 
 def put_provider_first(provider: Any) -> None:

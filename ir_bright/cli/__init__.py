@@ -133,7 +133,7 @@ _OS_HINTS = {
 
 def _os_message(exc: OSError) -> str:
     reason = exc.strerror or _one_line(exc) or type(exc).__name__
-    hint = _OS_HINTS.get(exc.errno, "check the path and the disk")
+    hint = _OS_HINTS.get(exc.errno or 0, "check the path and the disk")
     if type(exc).__module__.split(".")[0] in ("requests", "urllib3"):
         hint = "a network error: check the network (and HF_ENDPOINT for the hub)"
     where = f"{exc.filename}: " if exc.filename else ""

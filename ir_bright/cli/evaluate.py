@@ -131,10 +131,15 @@ class StockScorer:
 
 
 def _score(scorer: Scorer, stock: StockScorer | None, path: str, per_query: bool) -> dict:
-    ranked = read_run(path, path) if stock is not None else path  # read once: stdin works
+    if stock is None:  # the scorer reads the file itself, a part at a time
+        if not per_query:
+            return scorer.evaluate(path, path)
+        rows = scorer.per_query(path, path)
+        rows[MEAN_ROW] = _means(rows, scorer)
+        return rows
+    ranked = read_run(path, path)  # read once for both scorers: stdin works
     if not per_query:
-        values = scorer.evaluate(ranked, path)
-        return values if stock is None else {**values, **stock.evaluate(ranked)}
+        return {**scorer.evaluate(ranked, path), **stock.evaluate(ranked)}
     rows = scorer.per_query(ranked, path)
     rows[MEAN_ROW] = _means(rows, scorer)
     if stock is not None:

@@ -48,6 +48,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..errors import IrBrightError, require
 
@@ -131,13 +132,13 @@ def per_query(run: Any, dataset: Any, measures: Iterable[Any] | None = None) -> 
 # -- statistics -------------------------------------------------------------------------------
 
 
-def paired_tests(system: Sequence[float], baseline: Sequence[float]) -> tuple[float, float]:
+def paired_tests(system: ArrayLike, baseline: ArrayLike) -> tuple[float, float]:
     """``(p_ttest, p_wilcoxon)``: two-sided paired tests of ``system`` against ``baseline``
     (per-query scores in the same order), as the module docstring describes."""
     stats = require("scipy.stats", "compare")
 
-    system, baseline = np.asarray(system, float), np.asarray(baseline, float)
-    if not np.any(system - baseline):
+    ours, theirs = np.asarray(system, float), np.asarray(baseline, float)
+    if not np.any(ours - theirs):
         return 1.0, 1.0
     with warnings.catch_warnings():  # one query, or equal differences: scipy's NaN or 0 stands
         warnings.simplefilter("ignore", RuntimeWarning)
@@ -268,7 +269,7 @@ def compare(
         bench = report.benchmark(benchmark)
         runs = {name: _benchmark_runs(run, bench, name) for name, run in labelled.items()}
         domains = _domains(runs, bench)
-        measure_names = [bench.measure] if measures is None else measures
+        measure_names: Iterable[Any] | None = [bench.measure] if measures is None else measures
         overall = bench.name if len(domains) > 1 else None
     else:
         key = dataset if isinstance(dataset, str) else "dataset"

@@ -357,10 +357,11 @@ def score(
 
 
 def _mean(values: Iterable[float | None]) -> float | None:
-    values = list(values)
-    if not values or any(v is None for v in values):
+    given = list(values)
+    present = [v for v in given if v is not None]
+    if not given or len(present) < len(given):
         return None
-    return sum(values) / len(values)
+    return sum(present) / len(present)
 
 
 def reference_names(bench: Benchmark) -> list[str]:

@@ -166,7 +166,7 @@ def read_run_parts(
                     raise QueriesNotGrouped(
                         f"{rows.place(start)}: the lines of query {query_id!r} are not together"
                     )
-                if current_id is not None:
+                if current_id is not None and current is not None:
                     part[current_id], entries = current, entries + len(current)
                 seen.add(query_id)
                 current_id, current = query_id, None
@@ -414,7 +414,7 @@ def _file_rows(path: str) -> Iterator[Rows]:
     found = False
     try:
         with contextlib.ExitStack() as stack:
-            raw = sys.stdin.buffer if path == STDIN else stack.enter_context(open(path, "rb"))
+            raw: Any = sys.stdin.buffer if path == STDIN else stack.enter_context(open(path, "rb"))
             if raw.peek(2)[:2] == GZIP_MAGIC:
                 chunks = _gzip_chunks(raw, label)
             else:
@@ -624,7 +624,9 @@ def _rows(query_ids: list[str], doc_ids: list[str], values: list[str], place) ->
 
 
 def _refuse_control(block: bytes, first: int, label: str) -> None:
-    position = _CONTROL_RE.search(block).start()
+    found = _CONTROL_RE.search(block)
+    assert found is not None  # called only when the block holds a control character
+    position = found.start()
     start = block.rfind(b"\n", 0, position) + 1
     end = block.find(b"\n", position)
     fields = block[start : end if end >= 0 else len(block)].split()

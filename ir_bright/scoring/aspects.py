@@ -241,8 +241,8 @@ def ideal_alpha_dcg(judged: _Judged, alpha: float, k: int | None) -> float:
 def aspect_recall(ranking: list[str], judged: _Judged, k: int | None) -> float:
     """Weighted aspect recall of the first ``k`` docs of ``ranking``."""
     aspects = {judged.aspect_of[d] for d in judged.gold if d in judged.aspect_of}
-    covered = {judged.aspect_of.get(doc_id) for doc_id in ranking[:k]} & aspects
-    return sum(judged.weight[aspect] for aspect in covered)
+    covered = {judged.aspect_of[d] for d in ranking[:k] if d in judged.aspect_of} & aspects
+    return sum((judged.weight[aspect] for aspect in covered), 0.0)
 
 
 class AspectEvaluator(Evaluator):

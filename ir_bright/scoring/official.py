@@ -107,11 +107,10 @@ class Official(Measure):
     def __hash__(self) -> int:
         # ir_measures hashes the measure of every metric it aggregates, and a measure's hash is
         # that of its repr, which nests the inner one's: computed once (measures are immutable)
-        try:
-            return self._hash
-        except AttributeError:
-            self._hash = hash(repr(self))
-            return self._hash
+        found: int | None = self.__dict__.get("_hash")
+        if found is None:
+            found = self.__dict__["_hash"] = hash(repr(self))
+        return found
 
     def aggregator(self):
         """The wrapped measure's aggregator (a mean for every BRIGHT measure); the bare
@@ -151,6 +150,7 @@ class OfficialEvaluator(Evaluator):
         super().__init__(measures, set(self.judged))
 
     def _iter_calc(self, run: Any) -> Iterator[Metric]:
+        parts: Iterator[dict[str, Mapping[str, float]]]
         if isinstance(run, RunParts):
             parts = (official_run(part, self.excluded, self.depth) for part in run)
         else:
@@ -224,12 +224,12 @@ class OfficialProvider(Provider):
         return ir_measures.DefaultPipeline.supports(measure.inner)
 
     def _evaluator(self, measures: Iterable[Measure], qrels: Any) -> OfficialEvaluator:
-        return OfficialEvaluator(measures, qrels)
+        return OfficialEvaluator([m for m in measures if isinstance(m, Official)], qrels)
 
 
 def split_qrels(
     qrels: Any,
-) -> tuple[dict[str, Mapping[str, int]], dict[str, AbstractSet[str]]]:
+) -> tuple[dict[str, Mapping[str, int]], Mapping[str, AbstractSet[str]]]:
     """Split qrels (any ir_measures format) into judgements >= 0 and excluded docs per query.
 
     A pair judged both ways (never the case in BRIGHT) is excluded from the ranking and still
@@ -257,7 +257,7 @@ def _split_dict(
     judged: dict[str, Mapping[str, int]] = {}
     excluded: dict[str, ExcludedDocs] = {}
     for query_id, labels in qrels.items():
-        kept = {doc_id: label for doc_id, label in labels.items() if label >= 0}
+        kept: Mapping[str, int] = {d: label for d, label in labels.items() if label >= 0}
         if len(kept) < len(labels):
             excluded[query_id] = ExcludedDocs(labels, len(labels) - len(kept))
         else:
@@ -267,7 +267,7 @@ def _split_dict(
     return judged, excluded
 
 
-class ExcludedDocs(AbstractSet):
+class ExcludedDocs(AbstractSet[str]):
     """The docs one query excludes, read from its labels (those below 0) without a copy.
 
     A set for every reader (``in``, iteration, ``len``, set operators); ``intersection``
@@ -277,14 +277,16 @@ class ExcludedDocs(AbstractSet):
     __slots__ = ("_count", "_labels", "_set")
 
     def __init__(self, labels: Mapping[str, int], count: int):
-        self._labels, self._count, self._set = labels, count, None
+        self._labels, self._count = labels, count
+        self._set: set[str] | None = None
 
     @classmethod
-    def _from_iterable(cls, iterable: Iterable[str]) -> set[str]:
-        return set(iterable)
+    def _from_iterable(cls, iterable: Iterable[Any]) -> set[Any]:
+        return set(iterable)  # set operators give plain sets
 
     def __contains__(self, doc_id: object) -> bool:
-        return self._labels.get(doc_id, 0) < 0
+        labels: Mapping[Any, int] = self._labels  # any id may be asked for
+        return labels.get(doc_id, 0) < 0
 
     def __iter__(self) -> Iterator[str]:
         return (doc_id for doc_id, label in self._labels.items() if label < 0)
@@ -337,9 +339,10 @@ def _official_docs(
         # iterate the smaller side: a set is intersected with the ranking's keys
         dropped = docs.keys() & gone if type(gone) is set else gone.intersection(docs)
         if dropped:
-            docs = docs if owned else dict(docs)
+            kept = docs if owned and isinstance(docs, dict) else dict(docs)
             for doc_id in dropped:
-                del docs[doc_id]
+                del kept[doc_id]
+            docs = kept
     if len(docs) > depth:
         docs = dict(_best(docs, depth))
     return docs

@@ -20,6 +20,7 @@ import logging
 import math
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Set as AbstractSet
 from typing import Any, TypeVar
 
 import ir_measures
@@ -95,7 +96,7 @@ def drop_excluded(run: Any, dataset: Any) -> Any:
     return _drop(run, excluded_docs(dataset))
 
 
-def excluded_docs(dataset: Any) -> dict[str, set[str]]:
+def excluded_docs(dataset: Any) -> Mapping[str, AbstractSet[str]]:
     """``{query_id: excluded doc ids}`` of a dataset (id or object)."""
     return split_qrels(_qrels(registry.load(dataset)))[1]
 
@@ -131,7 +132,7 @@ def parse_measures(names: str | Measure | Iterable[str | Measure]) -> list[Measu
 
 def _parse_one(name: str | Measure) -> Measure:
     try:
-        measure = ir_measures.parse_measure(name)
+        measure = name if isinstance(name, Measure) else ir_measures.parse_measure(name)
         measure.validate_params()
     except (ValueError, NameError, SyntaxError, AssertionError, TypeError) as exc:
         raise MeasureError(f"cannot read measure {name!r}: {_one_line(exc)}{_hint(name)}") from None
@@ -211,7 +212,8 @@ class Scorer:
         def collect(ranked: Any) -> dict[str, dict[str, float]]:
             result: dict[str, dict[str, float]] = {}
             for query_id, measure, value in self.evaluator.iter_calc(ranked):
-                result.setdefault(query_id, {})[str(measure.inner)] = float(value)
+                inner = measure.inner if isinstance(measure, Official) else measure
+                result.setdefault(query_id, {})[str(inner)] = float(value)
             return result
 
         result = self._scored(run, name, collect)
@@ -276,7 +278,7 @@ class _RunSummary:
         a run none of whose docs is judged or excluded for its query."""
         scorer, ranked = self.scorer, self.query_ids
         unknown = [q for q in ranked if q not in scorer.known_queries]
-        scored = scorer.evaluator.qrel_qids
+        scored = set(scorer.evaluator.qrel_qids)
         covered = sum(1 for q in scored if q in ranked)
         # Wrong dataset: mostly queries without judgements here, and most scored queries absent
         # (a run that ranks every query of a dataset whose queries are mostly unjudged, as MM-BRIGHT
@@ -334,7 +336,7 @@ def natural_key(text: str) -> list[tuple[int, Any]]:
     return [(0, int(p)) if p.isdigit() else (1, p) for p in re.split(r"(\d+)", text) if p]
 
 
-def _drop(run: Any, excluded: Mapping[str, set[str]]) -> Any:
+def _drop(run: Any, excluded: Mapping[str, AbstractSet[str]]) -> Any:
     if isinstance(run, Mapping):
         return {
             q: {d: s for d, s in docs.items() if d not in excluded.get(q, _NO_DOCS)}
@@ -346,7 +348,7 @@ def _drop(run: Any, excluded: Mapping[str, set[str]]) -> Any:
     return [r for r in records if r.doc_id not in excluded.get(r.query_id, _NO_DOCS)]
 
 
-def _drop_frame(frame: Any, excluded: Mapping[str, set[str]]) -> Any:
+def _drop_frame(frame: Any, excluded: Mapping[str, AbstractSet[str]]) -> Any:
     import numpy as np
 
     query_col, doc_col, _ = frame_columns(frame, "run DataFrame")
