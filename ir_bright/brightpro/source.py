@@ -111,10 +111,10 @@ class Split:
             )
         return files
 
-    def hub_files(self) -> list[Any]:
+    def hub_files(self) -> list[hub.HubFileLike]:
         """The split's hub files when the listing is cached, else one :class:`Unlisted`
         stand-in (no network call either way)."""
-        return self.files() if self.listed() else [Unlisted(self)]
+        return [*self.files()] if self.listed() else [Unlisted(self)]
 
     def rows(
         self, fields: Mapping[str, tuple[type, ...] | None] | None = None
@@ -138,7 +138,8 @@ class Split:
 
 class Unlisted:
     """Stands for a split whose folder listing is not cached yet: ``download`` expands it
-    into the split's hub files (one listing call); fetching it fetches them all."""
+    into the split's hub files (one listing call); fetching it fetches them all. It is a
+    :class:`~ir_bright.hub.HubFileLike`, as the hub files it stands for."""
 
     def __init__(self, split: Split):
         self._split = split
