@@ -4,7 +4,12 @@
 turns what cannot be fetched into a :class:`~ir_bright.errors.DownloadError` and what may heal
 into a :class:`Transient`; :func:`retrying` tries an attempt again after a transient failure,
 with exponential back-off and equal jitter, honouring ``Retry-After``, and turns the last
-failure into a one-line error with advice. Retried: connection errors, time-outs, cut-off
+failure into a one-line error with advice.
+
+Credentials never leave the host they are meant for: ``HF_TOKEN`` goes only to the origin of
+``HF_ENDPOINT`` (same scheme, host and port), whatever URL a listing's next link or a caller
+hands :func:`send`; on a redirect ``requests`` drops ``Authorization`` as soon as the host,
+scheme or port changes (``Session.rebuild_auth``). Retried: connection errors, time-outs, cut-off
 bodies and HTTP 429, 500, 502, 503, 504 (``IR_BRIGHT_HTTP_RETRIES`` times, default 6, from
 ``IR_BRIGHT_HTTP_BACKOFF`` seconds, default 2, doubling, capped at 60 s a wait: about two
 minutes in all).
@@ -18,12 +23,21 @@ import random
 import time
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
+from urllib.parse import urlsplit
 
 from .._version import __version__
 from ..errors import DownloadError, OfflineError
-from .config import HttpSettings, redact, token
+from .config import HttpSettings, endpoint, redact, token
 
-__all__ = ["CONNECT_TIMEOUT_S", "MAX_WAIT_S", "Transient", "refuse_status", "retrying", "send"]
+__all__ = [
+    "CONNECT_TIMEOUT_S",
+    "MAX_WAIT_S",
+    "Transient",
+    "for_the_hub",
+    "refuse_status",
+    "retrying",
+    "send",
+]
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -31,6 +45,7 @@ T = TypeVar("T")
 CONNECT_TIMEOUT_S = 10
 MAX_WAIT_S = 60  # one back-off or Retry-After wait
 RETRIED_STATUS = {429, 500, 502, 503, 504}
+_DEFAULT_PORTS = {"http": 80, "https": 443}
 _ADVICE = {
     "busy": "the hub is having a bad moment: try again in a few minutes",
     "throttled": "the hub is rate-limiting: wait a few minutes, or set HF_TOKEN "
@@ -54,10 +69,26 @@ class Transient(Exception):
         self.retry_after = retry_after
 
 
+def _origin(url: str) -> tuple[str, str, int | None]:
+    parts = urlsplit(url)
+    try:
+        port = parts.port
+    except ValueError:
+        port = -1  # matches no real origin
+    scheme = parts.scheme.lower()
+    return scheme, (parts.hostname or "").lower(), port or _DEFAULT_PORTS.get(scheme)
+
+
+def for_the_hub(url: str) -> bool:
+    """Whether ``url`` is on the hub's own origin (scheme, host and port of ``HF_ENDPOINT``):
+    the only place ``HF_TOKEN`` is ever sent."""
+    return _origin(url) == _origin(endpoint())
+
+
 def _headers(url: str, extra: Mapping[str, str] | None) -> dict[str, str]:
     headers = {"User-Agent": f"ir_bright/{__version__}", "Accept-Encoding": "identity"}
     secret = token()
-    if secret:
+    if secret and for_the_hub(url):
         headers["Authorization"] = f"Bearer {secret}"
     headers.update(extra or {})
     return headers
