@@ -378,8 +378,8 @@ def test_a_listing_that_is_not_a_list_of_files_is_a_one_line_error(
         def __exit__(self, *exc):
             return False
 
-        def json(self):
-            return page
+        def iter_content(self, size):
+            yield json.dumps(page).encode()
 
     monkeypatch.setattr(requests, "get", lambda *args, **kwargs: Answer())
     cache = isolated_home / "listing.json"

@@ -3,6 +3,11 @@
 :func:`list_folder` serves files whose names are not pinned (BRIGHT-Pro): their
 :class:`~ir_bright.hub.HubFile` carries the listing's size and sha256, checked like a pinned
 md5. :func:`paths_info` gives a file's published size and sha256 when its download did not.
+
+A listing is bounded: a next link back to a page already read is a loop, and pages, entries
+and bytes per page are capped (:data:`MAX_PAGES`, :data:`MAX_ENTRIES`, :data:`MAX_PAGE_BYTES`);
+an entry of the wrong shape (a path that is not a string, a size that is not a whole number,
+an ``lfs`` that is not an object) is a one-line error naming the entry and the field.
 """
 
 from __future__ import annotations
@@ -29,9 +34,24 @@ from .config import (
 )
 from .http import CONNECT_TIMEOUT_S, Transient, refuse_status, retrying, send
 
-__all__ = ["ListedEntry", "SHA256", "int_or_none", "list_folder", "paths_info"]
+__all__ = [
+    "MAX_ENTRIES",
+    "MAX_PAGES",
+    "MAX_PAGE_BYTES",
+    "SHA256",
+    "ListedEntry",
+    "int_or_none",
+    "list_folder",
+    "paths_info",
+]
 
 SHA256 = re.compile(r"^[0-9a-f]{64}$")
+MAX_PAGES = 1000
+"""A listing is refused past this many pages (the hub answers 1,000 entries a page)."""
+MAX_ENTRIES = 100_000
+"""A listing is refused past this many entries, files and folders together."""
+MAX_PAGE_BYTES = 16 << 20
+"""A listing page is refused past this many bytes (a page of 1,000 entries is about 300 KB)."""
 
 
 @dataclass(frozen=True)
@@ -87,31 +107,92 @@ def list_folder(repo: str, revision_: str, folder: str, cache: Path) -> list[Lis
     return _read_listing(cache)
 
 
-def _listing_pages(url: str | None, settings: HttpSettings) -> Iterator[dict]:
-    while url:
-        page, url = retrying(functools.partial(_listing_page, url, settings), settings)
+def _listing_pages(url: str, settings: HttpSettings) -> Iterator[dict]:
+    """Every entry of every page, following next links within the documented bounds."""
+    seen: set[str] = set()
+    entries = 0
+    next_url: str | None = url
+    while next_url:
+        if next_url in seen:
+            raise DownloadError(
+                f"the listing {redact(url)} links back to a page already read "
+                f"({redact(next_url)}): the hub or mirror loops; check HF_ENDPOINT"
+            )
+        if len(seen) == MAX_PAGES:
+            raise DownloadError(
+                f"the listing {redact(url)} runs past {MAX_PAGES} pages: check HF_ENDPOINT"
+            )
+        seen.add(next_url)
+        page_url = next_url
+        page, next_url = retrying(functools.partial(_listing_page, page_url, settings), settings)
+        entries += len(page)
+        if entries > MAX_ENTRIES:
+            raise DownloadError(
+                f"the listing {redact(url)} lists more than {MAX_ENTRIES} entries: check "
+                "HF_ENDPOINT"
+            )
         yield from page
 
 
 def _listing_page(url: str, settings: HttpSettings) -> tuple[list[dict], str | None]:
     """One page of a listing and the URL of the next (None after the last)."""
     shown = redact(url)
-    with send("GET", url, settings) as response:
+    with send("GET", url, settings, stream=True) as response:
         refuse_status(url, response, "the listing")
         if response.status_code != 200:
             raise DownloadError(
                 f"{shown} answered HTTP {response.status_code}: check HF_ENDPOINT, the "
                 "repository and the revision"
             )
+        body = bytearray()
+        for chunk in response.iter_content(1 << 16):
+            body += chunk
+            if len(body) > MAX_PAGE_BYTES:
+                raise DownloadError(
+                    f"{shown} answered a listing page over {MAX_PAGE_BYTES} bytes: check "
+                    "HF_ENDPOINT"
+                )
         try:
-            page = response.json()
+            page = json.loads(body)
         except ValueError as exc:
             raise DownloadError(
                 f"{shown} did not answer a JSON listing: check HF_ENDPOINT"
             ) from exc
         if not isinstance(page, list) or not all(isinstance(i, dict) and "path" in i for i in page):
             raise DownloadError(f"{shown} did not answer a list of files: check HF_ENDPOINT")
+        for item in page:
+            _check_entry(item, shown)
         return page, response.links.get("next", {}).get("url")
+
+
+def _check_entry(item: dict, shown: str) -> None:
+    """A one-line :class:`DownloadError` naming the entry and field of the wrong type."""
+    path = item["path"]
+    problem = None
+    lfs = item.get("lfs")
+    if not isinstance(path, str) or not path:
+        problem, path = f"a path {path!r}, not a non-empty string", "?"
+    elif not isinstance(item.get("type", ""), str):
+        problem = f"type {item['type']!r}, not a string"
+    elif not _is_size(item.get("size")):
+        problem = f"size {item['size']!r}, not a whole number of 0 or more"
+    elif lfs is not None and not isinstance(lfs, dict):
+        problem = f"lfs {lfs!r}, not an object"
+    elif isinstance(lfs, dict):
+        for name in ("oid", "sha256"):
+            if not isinstance(lfs.get(name, ""), str):
+                problem = f"lfs.{name} {lfs[name]!r}, not a string"
+        if not _is_size(lfs.get("size")):
+            problem = f"lfs.size {lfs['size']!r}, not a whole number of 0 or more"
+    if problem is not None:
+        raise DownloadError(
+            f"{shown} lists {path} with {problem[:200]}: the hub or mirror answers a listing "
+            "ir_bright cannot read; check HF_ENDPOINT"
+        )
+
+
+def _is_size(value: Any) -> bool:
+    return value is None or (isinstance(value, int) and not isinstance(value, bool) and value >= 0)
 
 
 def _entry(item: dict) -> ListedEntry:
@@ -149,7 +230,7 @@ def paths_info(repo: str, revision_: str, path: str) -> tuple[int | None, str | 
         return None, None
     for entry in entries if isinstance(entries, list) else []:
         lfs = entry.get("lfs") if isinstance(entry, dict) else None
-        if entry.get("path") == path and isinstance(lfs, dict):
+        if isinstance(lfs, dict) and entry.get("path") == path:
             oid = str(lfs.get("oid", "")).lower()
             size = lfs.get("size")
             if SHA256.match(oid):
