@@ -17,11 +17,13 @@ cannot be meant is a one-line error naming the variable, the value and what is a
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from ..errors import CacheError, DownloadError
 
@@ -41,8 +43,15 @@ __all__ = [
 ]
 
 DEFAULT_ENDPOINT = "https://huggingface.co"
+MAX_RETRIES = 100
+MAX_BACKOFF_S = 60.0
+MAX_TIMEOUT_S = 86400.0
 _FALSE = {"0", "false", "no", "off"}
 _TRUE = {"1", "true", "yes", "on"}
+
+
+def _setting_error(name: str, value: str, accepted: str) -> DownloadError:
+    return DownloadError(f"{name}={value!r} is not accepted: {accepted} (or unset it)")
 
 
 def redact(text: str) -> str:
@@ -52,33 +61,63 @@ def redact(text: str) -> str:
 
 def endpoint() -> str:
     """The hub's base URL: ``HF_ENDPOINT`` or ``https://huggingface.co``, no trailing slash."""
-    return (os.environ.get("HF_ENDPOINT") or DEFAULT_ENDPOINT).rstrip("/")
-
-
-def token() -> str | None:
-    """``HF_TOKEN`` when set, checked to be free of whitespace and control characters."""
-    value = os.environ.get("HF_TOKEN")
-    if not value:
-        return None
-    if any(c.isspace() for c in value) or not value.isprintable():
+    value = (os.environ.get("HF_ENDPOINT") or DEFAULT_ENDPOINT).strip().rstrip("/")
+    try:
+        parts = urlsplit(value)
+        parts.port  # noqa: B018 - raises ValueError for a port out of range or not a number
+    except ValueError:
+        parts = None
+    if parts is None or parts.scheme not in ("http", "https") or not parts.hostname:
         raise DownloadError(
-            "HF_TOKEN holds whitespace, a line break or a control character (copied with "
-            "a newline?): set it to the token alone"
+            f"HF_ENDPOINT={redact(value)!r} is not a URL ir_bright can fetch (http or https, "
+            "with a host): set it to the hub's address, e.g. https://huggingface.co, or unset it"
         )
     return value
 
 
+def token() -> str | None:
+    """``HF_TOKEN`` when set, checked to be characters an HTTP header can carry."""
+    value = os.environ.get("HF_TOKEN")
+    if not value:
+        return None
+    shown = f"(its {len(value)} characters not shown)"  # a token is never printed
+    if any(c.isspace() for c in value) or not value.isprintable():
+        raise DownloadError(
+            f"HF_TOKEN holds whitespace, a line break or a control character {shown}: set "
+            "it to the token alone (copied with a newline?)"
+        )
+    try:
+        value.encode("latin-1")
+    except UnicodeEncodeError:
+        raise DownloadError(
+            f"HF_TOKEN holds a character an HTTP header cannot carry (not Latin-1) {shown}: "
+            "set it to the token alone (hub tokens are ASCII, hf_...)"
+        ) from None
+    return value
+
+
+def _flag(name: str, default: bool) -> bool:
+    value = os.environ.get(name, "").strip().lower()
+    if not value:
+        return default
+    if value in _TRUE or value in _FALSE:
+        return value in _TRUE
+    raise _setting_error(name, value, "1, true, yes, on, 0, false, no or off")
+
+
 def offline() -> bool:
     """True when ``HF_HUB_OFFLINE`` forbids network access."""
-    return os.environ.get("HF_HUB_OFFLINE", "").strip().lower() in _TRUE
+    return _flag("HF_HUB_OFFLINE", False)
 
 
 def verification_mode() -> str:
     """``"pins"`` (default), ``"hub"`` (the hub's published sha256 only) or ``"off"``."""
-    value = os.environ.get("IR_BRIGHT_VERIFY", "1").strip().lower()
-    if value in _FALSE:
-        return "off"
-    return "hub" if value == "hub" else "pins"
+    value = os.environ.get("IR_BRIGHT_VERIFY", "").strip().lower()
+    if value == "hub":
+        return "hub"
+    if value and value not in _TRUE and value not in _FALSE:
+        raise _setting_error("IR_BRIGHT_VERIFY", value, "1 (pins), hub or 0 (no checks)")
+    return "off" if value in _FALSE else "pins"
 
 
 def verification_enabled() -> bool:
@@ -114,12 +153,21 @@ def revision(repo: str, default: str) -> str:
     if not value:
         return default
     if "@" not in value:
+        if "," in value:
+            raise _setting_error(
+                "IR_BRIGHT_REVISION", value, "<rev>, or <owner>/<name>@<rev>[,...]"
+            )
         return value
+    chosen = default
     for item in value.split(","):
-        name, _, rev = item.strip().partition("@")
-        if name == repo and rev:
-            return rev
-    return default
+        name, at, rev = item.strip().partition("@")
+        if not at or name.count("/") != 1 or not rev:
+            raise _setting_error(
+                "IR_BRIGHT_REVISION", value, "<rev>, or <owner>/<name>@<rev>[,...]"
+            )
+        if name == repo:
+            chosen = rev
+    return chosen
 
 
 @dataclass(frozen=True)
@@ -138,21 +186,32 @@ class HttpSettings:
     timeout: float = 60.0
 
 
-def _number(name: str, default: float) -> float:
+def _number(name: str, default: float, low: float, high: float, low_open: bool) -> float:
     value = os.environ.get(name, "").strip()
+    if not value:
+        return default
     try:
-        number = float(value) if value else default
+        number = float(value)
     except ValueError:
-        number = -1.0
-    if number < 0:
-        raise DownloadError(f"{name}={value!r} is not a number of 0 or more: unset it or fix it")
+        number = math.nan
+    too_low = number <= low if low_open else number < low
+    if not math.isfinite(number) or too_low or number > high:
+        bound = "more than" if low_open else "at least"
+        raise _setting_error(name, value, f"a number {bound} {low:g} and at most {high:g}")
     return number
 
 
 def http_settings() -> HttpSettings:
-    """The :class:`HttpSettings` the environment asks for."""
+    """The :class:`HttpSettings` the environment asks for, each value validated."""
+    retries = _number("IR_BRIGHT_HTTP_RETRIES", 6, 0, MAX_RETRIES, low_open=False)
+    if retries != int(retries):
+        raise _setting_error(
+            "IR_BRIGHT_HTTP_RETRIES",
+            os.environ["IR_BRIGHT_HTTP_RETRIES"],
+            f"a whole number from 0 to {MAX_RETRIES}",
+        )
     return HttpSettings(
-        retries=int(_number("IR_BRIGHT_HTTP_RETRIES", 6)),
-        backoff=_number("IR_BRIGHT_HTTP_BACKOFF", 2.0),
-        timeout=_number("IR_BRIGHT_HTTP_TIMEOUT", 60.0) or 60.0,
+        retries=int(retries),
+        backoff=_number("IR_BRIGHT_HTTP_BACKOFF", 2.0, 0, MAX_BACKOFF_S, low_open=False),
+        timeout=_number("IR_BRIGHT_HTTP_TIMEOUT", 60.0, 0, MAX_TIMEOUT_S, low_open=True),
     )
