@@ -12,16 +12,21 @@ hands :func:`send`; on a redirect ``requests`` drops ``Authorization`` as soon a
 scheme or port changes (``Session.rebuild_auth``). Retried: connection errors, time-outs, cut-off
 bodies and HTTP 429, 500, 502, 503, 504 (``IR_BRIGHT_HTTP_RETRIES`` times, default 6, from
 ``IR_BRIGHT_HTTP_BACKOFF`` seconds, default 2, doubling, capped at 60 s a wait: about two
-minutes in all).
+minutes in all). A network that cannot heal fails fast: a host that does not resolve or no
+route to it fails at once, a refused or unanswered connection after a few short retries
+(:data:`MOST_RETRIES`; under 30 s in all with the defaults). Every failure is an
+:class:`~ir_bright.errors.DownloadError`, an ``OSError``, as core ir_datasets' are.
 """
 
 from __future__ import annotations
 
 import email.utils
+import errno
 import logging
 import random
+import socket
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
@@ -46,6 +51,11 @@ CONNECT_TIMEOUT_S = 10
 MAX_WAIT_S = 60  # one back-off or Retry-After wait
 RETRIED_STATUS = {429, 500, 502, 503, 504}
 _DEFAULT_PORTS = {"http": 80, "https": 443}
+MOST_RETRIES = {"unresolved": 0, "no route": 0, "refused": 3, "no answer": 2}
+"""Retries for the faults that waiting does not heal, or heals in seconds if at all (at most
+``IR_BRIGHT_HTTP_RETRIES`` still); every other kind gets ``IR_BRIGHT_HTTP_RETRIES``."""
+SHORT_WAIT_S = 4.0  # the longest wait between those few retries
+_UNREACHABLE = {"unresolved", "no route", "refused", "no answer", "unreachable"}
 _ADVICE = {
     "busy": "the hub is having a bad moment: try again in a few minutes",
     "throttled": "the hub is rate-limiting: wait a few minutes, or set HF_TOKEN "
@@ -56,11 +66,14 @@ _ADVICE = {
     "unreachable": "check the network or HF_ENDPOINT, or fetch it ahead with "
     "`ir-bright download` where there is network",
 }
+for _kind in ("unresolved", "no route", "refused", "no answer"):
+    _ADVICE[_kind] = _ADVICE["unreachable"]
 
 
 class Transient(Exception):
-    """A failure worth another attempt: ``kind`` is busy, throttled, unreachable, silent,
-    slow or cut."""
+    """A failure that may be worth another attempt: ``kind`` is busy, throttled, silent, slow,
+    cut, unreachable, or (given few retries or none, :data:`MOST_RETRIES`) unresolved,
+    no route, refused or no answer (to a connection)."""
 
     def __init__(self, kind: str, detail: str, retry_after: float | None = None):
         super().__init__(detail)
@@ -119,6 +132,11 @@ def send(
             data=data,
             timeout=(min(CONNECT_TIMEOUT_S, wait), wait),
         )
+    except requests.ConnectTimeout as exc:
+        connect = min(CONNECT_TIMEOUT_S, wait)
+        raise Transient(
+            "no answer", f"{url} did not accept a connection within {connect:g} s"
+        ) from exc
     except requests.Timeout as exc:
         raise Transient("silent", f"{url} did not answer within {wait:g} s") from exc
     except (
@@ -133,7 +151,37 @@ def send(
             )
         ) from exc
     except requests.RequestException as exc:
-        raise Transient("unreachable", f"cannot reach {url} ({type(exc).__name__})") from exc
+        raise _connection_fault(exc, url) from exc
+
+
+def _causes(exc: BaseException) -> Iterator[BaseException]:
+    """``exc`` and what it wraps (urllib3 keeps the socket's error as ``reason`` or cause)."""
+    stack: list[Any] = [exc]
+    seen: set[int] = set()
+    while stack:
+        item = stack.pop()
+        if not isinstance(item, BaseException) or id(item) in seen:
+            continue
+        seen.add(id(item))
+        yield item
+        stack += [getattr(item, "reason", None), item.__cause__, item.__context__, *item.args]
+
+
+def _connection_fault(exc: BaseException, url: str) -> Transient:
+    """What a failed connection says about the network: a host that does not resolve or no
+    route (will not heal by waiting), a refused connection (a server restarting may come
+    back in seconds), or anything else (worth the patient back-off)."""
+    for cause in _causes(exc):
+        if isinstance(cause, socket.gaierror):
+            return Transient(
+                "unresolved", f"cannot reach {url}: its host does not resolve ({cause})"
+            )
+        number = getattr(cause, "errno", None)
+        if number in (errno.ENETUNREACH, errno.EHOSTUNREACH):
+            return Transient("no route", f"cannot reach {url}: no route to its host ({cause})")
+        if number == errno.ECONNREFUSED:
+            return Transient("refused", f"cannot reach {url}: it refused the connection")
+    return Transient("unreachable", f"cannot reach {url} ({type(exc).__name__})")
 
 
 def refuse_status(url: str, response: Any, what: str = "the download") -> None:
@@ -166,27 +214,32 @@ def _sleep(seconds: float) -> None:  # one place for tests to watch the waits
     time.sleep(seconds)
 
 
-def _backoff(attempt: int, retry_after: float | None, settings: HttpSettings) -> float:
-    """Exponential back-off with equal jitter, at least the server's ``Retry-After``."""
-    ceiling = min(MAX_WAIT_S, settings.backoff * 2 ** (attempt - 1))
+def _backoff(attempt: int, fault: Transient, settings: HttpSettings) -> float:
+    """Exponential back-off with equal jitter, at least the server's ``Retry-After``; short
+    (from at most 1 s, at most :data:`SHORT_WAIT_S`) for the faults allowed only a few."""
+    if fault.kind in MOST_RETRIES:
+        ceiling = min(SHORT_WAIT_S, min(settings.backoff, 1.0) * 2 ** (attempt - 1))
+    else:
+        ceiling = min(MAX_WAIT_S, settings.backoff * 2 ** (attempt - 1))
     wait = ceiling / 2 + random.uniform(0, ceiling / 2)
-    return max(wait, retry_after or 0.0)
+    return max(wait, fault.retry_after or 0.0)
 
 
 def retrying(attempt: Callable[[], T], settings: HttpSettings) -> T:
     """``attempt()``, tried again after a transient failure (``settings.retries`` more times,
-    with back-off); the last failure becomes a one-line error with advice."""
-    attempts = 1 + settings.retries
+    fewer for the kinds of :data:`MOST_RETRIES`, with back-off); the last failure becomes a
+    one-line error with advice."""
     started = time.monotonic()
     number = 1
     while True:
         try:
             return attempt()
         except Transient as fault:
+            attempts = 1 + min(settings.retries, MOST_RETRIES.get(fault.kind, settings.retries))
             too_long = fault.retry_after is not None and fault.retry_after > MAX_WAIT_S
             if number >= attempts or too_long:
                 raise _give_up(fault, number, time.monotonic() - started) from None
-            wait = _backoff(number, fault.retry_after, settings)
+            wait = _backoff(number, fault, settings)
             logger.info(
                 "%s (attempt %d of %d); retrying in %.1f s",
                 redact(fault.detail),
@@ -199,7 +252,7 @@ def retrying(attempt: Callable[[], T], settings: HttpSettings) -> T:
 
 
 def _give_up(fault: Transient, attempts: int, seconds: float) -> DownloadError:
-    error = OfflineError if fault.kind == "unreachable" else DownloadError
+    error = OfflineError if fault.kind in _UNREACHABLE else DownloadError
     return error(
         redact(
             f"{fault.detail}; gave up after {attempts} attempt(s) in {seconds:.0f} s, "

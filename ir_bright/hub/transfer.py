@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 from typing import IO, Any
 
-from ..errors import CacheError, ChecksumError, DownloadError
+from ..errors import CacheError, ChecksumError, DownloadError, IrBrightError
 from ..store.derived import create_exclusive
 from .config import HttpSettings, http_settings, redact, revision, verification_enabled
 from .http import Transient, refuse_status, retrying, send
@@ -184,6 +184,8 @@ class _Transfer:
                         f"in the last {self.timeout:g} s (less than 1 KiB/s); {self.received} "
                         "bytes received",
                     )
+        except IrBrightError:
+            raise
         except (requests.RequestException, urllib3.exceptions.HTTPError, OSError) as exc:
             if isinstance(exc, (urllib3.exceptions.ReadTimeoutError, TimeoutError)):
                 raise Transient(
@@ -244,6 +246,9 @@ def download(file: Wanted, target: Path) -> int:
             verify(transfer)
         check_body(file, partial, transfer.url)
         os.replace(partial, target)
+    except IrBrightError:  # DownloadError is an OSError too: not a cache write's
+        partial.unlink(missing_ok=True)
+        raise
     except OSError as exc:  # writing the cache: a full disk, a read-only file system
         partial.unlink(missing_ok=True)
         raise CacheError(
