@@ -24,9 +24,11 @@ def unpinned() -> HubFile:
 
 
 def cached_files(home) -> list[str]:
-    """Every file under the cache except lock files."""
+    """Every file under the cache except lock files and provenance records."""
     return sorted(
-        str(p.relative_to(home)) for p in home.rglob("*") if p.is_file() and p.suffix != ".lock"
+        str(p.relative_to(home))
+        for p in home.rglob("*")
+        if p.is_file() and p.suffix != ".lock" and not p.name.endswith(".provenance.json")
     )
 
 

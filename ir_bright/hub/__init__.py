@@ -4,7 +4,8 @@ It knows nothing about BRIGHT: the collections describe their files as :class:`H
 (repository, revision, path, cache place, pins) and ask for a local path. Its modules, each
 importing only those above it in this list: :mod:`.config` (every environment variable),
 :mod:`.http` (requests and the retry loop), :mod:`.listing` (the listing APIs), :mod:`.verify`
-(pins and published checksums), :mod:`.transfer` (one file's download), :mod:`.files`
+(pins and published checksums), :mod:`.provenance` (where each cached file came from),
+:mod:`.transfer` (one file's download), :mod:`.files`
 (:class:`HubFile`, :class:`HubFileLike`, the catalogues).
 """
 
@@ -20,6 +21,7 @@ from .config import (
 )
 from .files import HubFile, HubFileLike, catalogue
 from .listing import ListedEntry, list_folder
+from .provenance import file_provenance
 from .transfer import human_size
 
 __all__ = [
@@ -30,6 +32,7 @@ __all__ = [
     "cache_home",
     "catalogue",
     "endpoint",
+    "file_provenance",
     "http_settings",
     "human_size",
     "list_folder",

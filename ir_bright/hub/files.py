@@ -25,6 +25,7 @@ from ..errors import OfflineError
 from ..store.derived import file_lock, refuse_symlink
 from . import transfer
 from .config import cache_home, endpoint, make_folder, offline, redact, revision, verification_mode
+from .provenance import file_provenance
 
 __all__ = ["HubFile", "HubFileLike", "catalogue"]
 
@@ -154,6 +155,20 @@ class HubFile:
                 return found, 0
             fetched = transfer.download(self, self.local_path)
         return self.local_path, fetched
+
+    def provenance(self) -> dict[str, Any] | None:
+        """Where the cached copy came from (:func:`~ir_bright.hub.file_provenance`), or None
+        when it is not cached; no network call."""
+        shared = self.shared()
+        found = shared.cached_path()
+        if found is None:
+            return None
+        known = {
+            "repo": shared.repo,
+            "revision": revision(shared.repo, shared.revision),
+            "path": shared.path,
+        }
+        return file_provenance(found, known)
 
     def _candidates(self) -> Iterator[Path]:
         yield self.local_path

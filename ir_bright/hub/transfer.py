@@ -2,9 +2,11 @@
 
 The body streams into ``<file>.part`` (created exclusively, never through a link; the caller
 holds the file's lock), is checked (:mod:`.verify`) and only then renamed into place, so a
-cached file is always complete and verified. A body is never written past its expected size;
-an HTML page is not a data file; a cut-off body resumes from the ``.part`` with ``Range`` when
-the server answers 206, and verification still covers the whole file.
+cached file is always complete and verified; its provenance (repository, revision, resolved
+commit, checksums, size, time) is recorded beside it (:mod:`.provenance`). A body is never
+written past its expected size; an HTML page is not a data file; a cut-off body resumes from
+the ``.part`` with ``Range`` when the server answers 206, and verification still covers the
+whole file.
 ``IR_BRIGHT_HTTP_TIMEOUT`` bounds silence and slowness: an attempt fails when fewer than
 1 KiB/s arrived over any such window. Faults that may heal are retried (:mod:`.http`).
 """
@@ -22,9 +24,11 @@ from typing import IO, Any
 
 from ..errors import CacheError, ChecksumError, DownloadError, IrBrightError
 from ..store.derived import create_exclusive
+from . import provenance
 from .config import HttpSettings, http_settings, redact, revision, verification_enabled
 from .http import Transient, refuse_status, retrying, send
 from .listing import int_or_none
+from .provenance import commit_from_headers
 from .verify import CHANGED, Wanted, check_body, sha256_from_headers, verify
 
 __all__ = ["download", "human_size"]
@@ -53,6 +57,7 @@ class _Transfer:
         self.published_size: int | None = None
         self.total: int | None = None  # the length the server announced for the file
         self.validator: str | None = None  # ETag for If-Range
+        self.commit: str | None = None  # the hub's X-Repo-Commit
         self.bar = _progress(file, self.expected_size)
 
     @property
@@ -116,6 +121,7 @@ class _Transfer:
 
     def _read_headers(self, response) -> None:
         responses = [*response.history, response]
+        self.commit = self.commit or commit_from_headers(responses)
         if self.published_sha256 is None:
             self.published_sha256 = sha256_from_headers(responses)
         if self.published_size is None:
@@ -259,6 +265,20 @@ def download(file: Wanted, target: Path) -> int:
         partial.unlink(missing_ok=True)
         raise
     logger.info("cached %s", target)
+    md5, sha256 = transfer.hexdigests()
+    provenance.record(
+        target,
+        {
+            "repo": file.repo,
+            "revision": revision(file.repo, file.revision),
+            "commit": transfer.commit or provenance.UNKNOWN,
+            "path": file.path,
+            "sha256": sha256,
+            "md5": md5,
+            "size": transfer.received,
+            "fetched_at": provenance.now(),
+        },
+    )
     return transfer.received
 
 
