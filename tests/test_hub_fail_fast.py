@@ -118,3 +118,21 @@ def test_offline_still_fails_at_once_naming_the_file(defaults, no_such_host, mon
     with pytest.raises(OfflineError, match="HF_HUB_OFFLINE is set"):
         hub_file().fetch()
     assert time.monotonic() - started < 2
+
+
+def test_an_unanswered_connection_is_tried_twice(defaults, monkeypatch):
+    import urllib3.util.connection
+
+    attempts = []
+
+    def silent(*args, **kwargs):
+        attempts.append(1)
+        raise TimeoutError("timed out")  # what a connect to a black hole ends in
+
+    monkeypatch.setattr(urllib3.util.connection, "create_connection", silent)
+    monkeypatch.setenv("HF_ENDPOINT", "http://hub.example")
+    waits: list[float] = []
+    monkeypatch.setattr(hub_http, "_sleep", waits.append)
+    with pytest.raises(OfflineError, match="did not accept a connection within 10 s"):
+        hub_file().fetch()
+    assert len(attempts) == 2 and len(waits) == 1 and waits[0] <= 1

@@ -51,7 +51,7 @@ CONNECT_TIMEOUT_S = 10
 MAX_WAIT_S = 60  # one back-off or Retry-After wait
 RETRIED_STATUS = {429, 500, 502, 503, 504}
 _DEFAULT_PORTS = {"http": 80, "https": 443}
-MOST_RETRIES = {"unresolved": 0, "no route": 0, "refused": 3, "no answer": 2}
+MOST_RETRIES = {"unresolved": 0, "no route": 0, "refused": 3, "no answer": 1}
 """Retries for the faults that waiting does not heal, or heals in seconds if at all (at most
 ``IR_BRIGHT_HTTP_RETRIES`` still); every other kind gets ``IR_BRIGHT_HTTP_RETRIES``."""
 SHORT_WAIT_S = 4.0  # the longest wait between those few retries
@@ -66,8 +66,6 @@ _ADVICE = {
     "unreachable": "check the network or HF_ENDPOINT, or fetch it ahead with "
     "`ir-bright download` where there is network",
 }
-for _kind in ("unresolved", "no route", "refused", "no answer"):
-    _ADVICE[_kind] = _ADVICE["unreachable"]
 
 
 class Transient(Exception):
@@ -256,6 +254,6 @@ def _give_up(fault: Transient, attempts: int, seconds: float) -> DownloadError:
     return error(
         redact(
             f"{fault.detail}; gave up after {attempts} attempt(s) in {seconds:.0f} s, "
-            f"nothing was cached: {_ADVICE[fault.kind]}"
+            f"nothing was cached: {_ADVICE.get(fault.kind, _ADVICE['unreachable'])}"
         )
     )
