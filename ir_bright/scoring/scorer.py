@@ -30,6 +30,7 @@ from .. import registry
 from ..errors import IrBrightError, MeasureError, RunFormatError
 from ..runs import (
     QueriesNotGrouped,
+    RunFile,
     frame_columns,
     read_run,
     read_run_parts,
@@ -227,17 +228,22 @@ class Scorer:
         run); should its queries not be grouped, it is read whole and scored again.
         """
         name = name or run_label(run)
-        summary = _RunSummary(self)
-        if streamable(run):
+        if not streamable(run):
+            return self._scored_whole(run, name, score)
+        with RunFile(run) as file:
+            summary = _RunSummary(self)
             try:
-                result = score(RunParts(map(summary.consumable, read_run_parts(run))))
+                result = score(RunParts(map(summary.consumable, read_run_parts(file))))
             except QueriesNotGrouped as exc:
                 logger.debug("%s; reading the whole run", exc)
-                summary = _RunSummary(self)
-            else:
-                summary.check(name)
-                return result
+                return self._scored_whole(file, name, score)
+        summary.check(name)
+        return result
+
+    def _scored_whole(self, run: Any, name: str, score: Callable[[Any], T]) -> T:
+        """``score(the run, read whole and strictly)``, the run checked against the qrels."""
         ranked = read_run(run, name)
+        summary = _RunSummary(self)
         summary.add(ranked)
         summary.check(name)
         return score(ConsumableRun(ranked) if ranked.owned else ranked)  # never seen by the caller
