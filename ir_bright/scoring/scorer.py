@@ -26,7 +26,7 @@ from typing import Any, TypeVar
 import ir_measures
 from ir_measures import Measure
 
-from .. import registry
+from .. import judgements, registry
 from ..errors import IrBrightError, MeasureError, RunFormatError
 from ..runs import (
     QueriesNotGrouped,
@@ -38,14 +38,9 @@ from ..runs import (
     scored_docs,
     streamable,
 )
-from .official import (
-    PROVIDER,
-    ConsumableRun,
-    Official,
-    OfficialEvaluator,
-    RunParts,
-    split_qrels,
-)
+from .official import Official
+from .protocol import ConsumableRun
+from .provider import PROVIDER, OfficialEvaluator, RunParts
 
 logger = logging.getLogger(__name__)
 
@@ -98,8 +93,9 @@ def drop_excluded(run: Any, dataset: Any) -> Any:
 
 
 def excluded_docs(dataset: Any) -> Mapping[str, AbstractSet[str]]:
-    """``{query_id: excluded doc ids}`` of a dataset (id or object)."""
-    return split_qrels(_qrels(registry.load(dataset)))[1]
+    """``{query_id: excluded doc ids}`` of a dataset (id or object), as
+    :func:`ir_bright.judgements.excluded_docs` reads them from its qrels."""
+    return judgements.excluded_docs(_qrels(registry.load(dataset)))
 
 
 def official_measures(dataset: Any) -> list[Measure]:
