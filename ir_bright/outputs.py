@@ -13,8 +13,9 @@
   (``IR_DATASETS_HOME``, by default ``~/.ir_datasets``: an output must never replace a cached
   file), and one of the command's own input files.
 
-A write that fails (a full disk, ``/dev/full``, a reader that went away) raises the error class
-given, naming the output and the reason, e.g. ``no space left on device``.
+A write that fails (a full disk, ``/dev/full``) raises the error class given, naming the output
+and the reason, e.g. ``no space left on device``; a reader that went away (``| head``) raises
+``BrokenPipeError``, which the command line ends quietly on, as for stdout.
 """
 
 from __future__ import annotations
@@ -101,9 +102,7 @@ class Output:
                 with self._replaced(encoding, newline) as out:
                     yield out
         except BrokenPipeError:
-            if self.path is None:
-                raise  # the command line ends quietly when its reader goes away
-            raise self._failed(BrokenPipeError(32, "the reader went away")) from None
+            raise  # the reader of stdout, a pipe or a FIFO went away: the command ends quietly
         except OSError as exc:
             raise self._failed(exc) from None
 

@@ -188,3 +188,19 @@ def test_evaluate_refuses_an_output_in_the_cache(dataset, run_file, isolated_hom
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full here")
 def test_evaluate_to_dev_full_exits_2_with_no_space_left(dataset, run_file, capsys):
     one_line_error(*evaluate(capsys, run_file, "-o", "/dev/full"), "no space left on device")
+
+
+def test_a_fifo_whose_reader_leaves_early_ends_like_a_closed_stdout(tmp_path):
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+
+    def read_one_line():
+        with open(fifo) as pipe:
+            pipe.readline()
+
+    reader = threading.Thread(target=read_one_line)
+    reader.start()
+    with pytest.raises(BrokenPipeError):
+        write_output(fifo, lambda out: [out.write("line\n") for _ in range(1_000_000)])
+    reader.join(10)
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode)
