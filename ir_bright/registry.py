@@ -45,7 +45,7 @@ def _collection(name: str) -> tuple[Mapping[str, Dataset], str]:
 
 
 def _register_measures() -> None:
-    for name in ("scoring.official", "scoring.aspects"):
+    for name in ("scoring.provider", "scoring.aspects"):
         try:
             measures = importlib.import_module(f"{__package__}.{name}")
         except ModuleNotFoundError:
