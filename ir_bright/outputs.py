@@ -103,7 +103,11 @@ class Output:
                     yield out
         except BrokenPipeError:
             raise  # the reader of stdout, a pipe or a FIFO went away: the command ends quietly
+        except IrBrightError:
+            raise  # the work inside the block failed (a download, a bad input), not the write
         except OSError as exc:
+            if exc.filename is not None and not self._names(exc.filename):
+                raise  # reading another file failed inside the block
             raise self._failed(exc) from None
 
     @contextlib.contextmanager
@@ -150,6 +154,14 @@ class Output:
                     "input; give another file name"
                 )
         check_writable(resolved, self.what, self.error)
+
+    def _names(self, filename: object) -> bool:
+        """Whether an error's file name is the output or its temporary file."""
+        if self.path is None or not isinstance(filename, (str, os.PathLike)):
+            return False
+        target, named = Path(os.path.realpath(self.path)), Path(os.path.realpath(filename))
+        partial = named.parent == target.parent and named.name.startswith(f".{target.name}.")
+        return named == target or partial
 
     def _failed(self, exc: OSError) -> IrBrightError:
         reason = (exc.strerror or type(exc).__name__).lower()

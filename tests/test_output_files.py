@@ -204,3 +204,17 @@ def test_a_fifo_whose_reader_leaves_early_ends_like_a_closed_stdout(tmp_path):
         write_output(fifo, lambda out: [out.write("line\n") for _ in range(1_000_000)])
     reader.join(10)
     assert stat.S_ISFIFO(os.stat(fifo).st_mode)
+
+
+def test_an_error_of_the_work_inside_the_block_is_not_called_a_write_failure(tmp_path):
+    from ir_bright.errors import DownloadError
+
+    target = tmp_path / "run.trec"
+    with pytest.raises(DownloadError, match="hub unreachable"):
+        with Output(target, "the run").open():
+            raise DownloadError("hub unreachable")  # an OSError too, as ir_datasets' are
+    elsewhere = PermissionError(13, "Permission denied", str(tmp_path / "cached.parquet"))
+    with pytest.raises(PermissionError):
+        with Output(target, "the run").open():
+            raise elsewhere  # reading an input failed, not writing the run
+    assert not target.exists() and not list(tmp_path.glob(".run.trec.*"))
