@@ -29,7 +29,8 @@ from ..errors import OfflineError
 from ..judgements import EXCLUDED, query_qrels
 from ..records import BrightQuery, BrightReasoningQuery
 from ..registry import Documentation, dataset, etc_json, etc_yaml
-from ..store.parquet import ParquetDocs, cached_row_count, read_columns
+from ..store.docs import ParquetDocs
+from ..store.parquet import cached_row_count, read_columns
 from .adjusted import Adjustments
 
 __all__ = ["datasets", "BrightQueries", "BrightReasoningQueries", "BrightQrels"]

@@ -27,7 +27,7 @@ from ir_datasets.formats import BaseQrels, BaseQueries
 from ..judgements import EXCLUDED
 from ..records import BrightProAspect, BrightProQrel, BrightProQuery
 from ..registry import Documentation, collection_root, dataset, etc_json, etc_yaml
-from ..store.parquet import ParquetDocs
+from ..store.docs import ParquetDocs
 from .aspects import Aspects, parse_aspects, pro_qrels
 from .source import CONFIGS, NAMESPACE, DocsFile, Split
 

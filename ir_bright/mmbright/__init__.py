@@ -28,7 +28,8 @@ from .. import hub
 from ..errors import DatasetNotFoundError
 from ..judgements import EXCLUDED
 from ..registry import Documentation, collection_root, dataset, etc_json, etc_yaml
-from ..store.parquet import ParquetDocs, open_parquet
+from ..store.docs import ParquetDocs
+from ..store.parquet import open_parquet
 from .images import ImageCorpus, ImageDocs
 from .keys import NO_IMAGE, image_key
 from .pairs import PairCorpus, PairDocs

@@ -26,7 +26,8 @@ from ir_datasets.indices import Docstore
 from ..errors import CacheError, IrBrightError, require
 from ..records import MMBrightImageDoc
 from ..store import derived
-from ..store.parquet import ArrowStore, open_parquet
+from ..store.arrow import ArrowStore
+from ..store.parquet import open_parquet
 from .source import file
 
 __all__ = ["ImageCorpus", "ImageDocs", "counted_warnings", "decode_format"]

@@ -18,7 +18,8 @@ from ir_datasets.indices import Docstore
 
 from ..records import MMBrightPairDoc
 from ..store.counts import cached_count
-from ..store.parquet import ArrowStore, read_batches
+from ..store.arrow import ArrowStore
+from ..store.parquet import read_batches
 from .images import ImageCorpus
 from .keys import image_key, pair_id, passage_key_rule, split_pair_id
 

@@ -34,6 +34,7 @@ import logging
 import os
 import zlib
 from pathlib import Path
+from typing import Any
 
 from ..errors import CacheError
 
@@ -224,7 +225,7 @@ class Pages:
         self._pages = pages
         self._size = size
         self._checked = bytearray(len(pages))
-        self.mapped = None  # the file's memory map, for verify_mapped
+        self.mapped: Any = None  # the file's memory map, for verify_mapped
         if len(pages) != -(-size // PAGE_BYTES):
             raise self.damaged("its page checksums do not cover it")
 
