@@ -88,7 +88,8 @@ class ProQueries(BaseQueries):
     def queries_iter(self) -> Iterator[BrightProQuery]:
         """Yield ``BrightProQuery`` records in the hub's row order."""
         for row in self._examples.rows():
-            yield BrightProQuery(row["id"], row["query"], row.get("reference_answer"))
+            # _make: a missing reference answer is None (see ir_bright.records)
+            yield BrightProQuery._make((row["id"], row["query"], row.get("reference_answer")))
 
     def queries_count(self) -> int | None:
         """The number of queries when ``examples`` is cached, else the subset's size or None."""

@@ -207,8 +207,9 @@ class DocsFile:
         rewrite), or None (not listed, not all cached, or not parquet)."""
         if not self._split.listed():
             return None
-        paths = [file.cached_path() for file in self._split.files()]
-        if not all(path is not None and _is_parquet(path) for path in paths):
+        cached = [file.cached_path() for file in self._split.files()]
+        paths = [path for path in cached if path is not None and _is_parquet(path)]
+        if len(paths) < len(cached):
             return None
         return sum(open_parquet(path).metadata.num_rows for path in paths)
 
