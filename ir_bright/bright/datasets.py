@@ -30,7 +30,7 @@ from ..judgements import EXCLUDED, query_qrels
 from ..records import BrightQuery, BrightReasoningQuery
 from ..registry import Documentation, dataset, etc_json, etc_yaml
 from ..store.docs import ParquetDocs
-from ..store.parquet import cached_row_count, read_columns
+from ..store.schema import IDS, QUERY_ID, TEXT, Column, cached_unique_rows, checked_columns
 from .adjusted import Adjustments
 
 __all__ = ["datasets", "BrightQueries", "BrightReasoningQueries", "BrightQrels"]
@@ -52,6 +52,19 @@ REASON_FIELDS = {
     "llama3_70b_reason": "llama3-70b",
 }
 
+EXAMPLES_SPEC = {
+    "id": Column(QUERY_ID),
+    "query": Column(TEXT),
+    "reasoning": Column(TEXT, nullable=True),
+    "gold_answer": Column(TEXT, nullable=True),
+    "gold_ids": Column(IDS, nullable=True),
+    "gold_ids_long": Column(IDS, nullable=True),
+    "excluded_ids": Column(IDS, nullable=True),
+}
+"""The ``examples`` columns ir_bright reads, and what each holds (:mod:`ir_bright.store.schema`)."""
+REASON_SPEC = {"id": Column(QUERY_ID), "query": Column(TEXT, nullable=True)}
+"""The columns read from a ``<model>_reason`` config: the id and the model's reasoning."""
+
 
 @cache
 def _files() -> dict[str, hub.HubFile]:
@@ -72,13 +85,14 @@ class _ExamplesQueries(BaseQueries):
 
     def _examples(self) -> dict[str, list]:
         path = _file("examples", self._split).fetch()
-        rows = read_columns(path, ["id", "query", "reasoning", "gold_answer"])
+        rows = checked_columns(path, EXAMPLES_SPEC, ["id", "query", "reasoning", "gold_answer"])
         rows["id"] = [str(query_id) for query_id in rows["id"]]
         return rows
 
     def _llm_texts(self, model: str) -> dict[str, str]:
         """``{query id: the model's reasoning}`` from the ``query`` column of its config."""
-        rows = read_columns(_file(_reason_config(model), self._split).fetch(), ["id", "query"])
+        path = _file(_reason_config(model), self._split).fetch()
+        rows = checked_columns(path, REASON_SPEC, ["id", "query"])
         return dict(zip(map(str, rows["id"]), rows["query"]))
 
     def query_texts(self) -> Iterator[tuple[str, str]]:
@@ -89,7 +103,7 @@ class _ExamplesQueries(BaseQueries):
 
     def queries_count(self) -> int | None:
         """The cached ``examples`` file's row count, or None (the recorded count is used)."""
-        return cached_row_count(_file("examples", self._split))
+        return cached_unique_rows(_file("examples", self._split), EXAMPLES_SPEC)
 
     def queries_cls(self) -> type:
         """The record type."""
@@ -179,7 +193,8 @@ class BrightQrels(BaseQrels):
     def judgement_rows(self) -> Iterator[tuple[str, list[str], list[str]]]:
         """``(query id, gold ids, excluded ids)`` of each ``examples`` row, in the hub's order,
         the lists as the hub has them (sentinels and repeats included)."""
-        rows = read_columns(self.examples_file().fetch(), ["id", self._gold_column, "excluded_ids"])
+        columns = ["id", self._gold_column, "excluded_ids"]
+        rows = checked_columns(self.examples_file().fetch(), EXAMPLES_SPEC, columns)
         for query_id, gold, excluded in zip(
             rows["id"], rows[self._gold_column], rows["excluded_ids"]
         ):

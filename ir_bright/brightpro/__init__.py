@@ -57,14 +57,24 @@ class _Examples:
         self.file = Split("examples", split)
 
     def rows(self) -> Iterator[dict[str, Any]]:
-        """The rows (query id made a string), in the hub's order; a subset id missing from
-        the rows is named in a warning."""
-        found = set()
+        """The rows (query id made a string), in the hub's order, the first row of a repeated
+        id only (one warning); a subset id missing from the rows is named in a warning."""
+        found, seen, repeated = set(), set(), 0
         for row in self.file.rows(EXAMPLE_FIELDS):
             query_id = str(row["id"])
+            if query_id in seen:
+                repeated += 1
+                continue
+            seen.add(query_id)
             if self.subset is None or query_id in self.subset:
                 found.add(query_id)
                 yield {**row, "id": query_id}
+        if repeated:
+            logger.warning(
+                "%d rows of the %s examples repeat a query id: the first row of each is used",
+                repeated,
+                self.split,
+            )
         if self.subset is not None and len(found) < len(self.subset):
             missing = sorted(self.subset - found)
             logger.warning(

@@ -19,7 +19,8 @@ from ir_datasets.indices import Docstore
 from ..records import MMBrightPairDoc
 from ..store.arrow import ArrowStore
 from ..store.counts import cached_count
-from ..store.parquet import read_batches
+from ..store.docs import DOCS_SPEC
+from ..store.schema import checked_batches
 from .images import ImageCorpus
 from .keys import image_key, pair_id, passage_key_rule, split_pair_id
 
@@ -36,7 +37,7 @@ class PairCorpus:
         self.rule = rule
         self.passage_key = passage_key_rule(rule)
         self.passages_file = passages_file
-        self.passages = ArrowStore(passages_file.fetch, ID, [ID, TEXT])
+        self.passages = ArrowStore(passages_file.fetch, ID, [ID, TEXT], spec=DOCS_SPEC)
         self.images = images
 
     @cached_property
@@ -54,7 +55,7 @@ class PairCorpus:
         if self.passages.built():
             yield from self.passages.batches(columns=columns)
         else:
-            yield from read_batches(self.passages_file.fetch(), columns)
+            yield from checked_batches(self.passages_file.fetch(), DOCS_SPEC, columns)
 
     def passages_by_key(self, keys: Collection[str]) -> dict[str, list[str]]:
         """Key -> the ids of the passages with that key, for the keys asked (one id scan)."""

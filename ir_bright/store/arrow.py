@@ -20,6 +20,7 @@ import pyarrow.ipc as ipc
 from . import derived
 from .arrow_file import StoreFile, page_crcs_of
 from .arrow_mapped import MappedTable, readable
+from .schema import Spec
 
 __all__ = ["ArrowStore"]
 
@@ -36,16 +37,23 @@ class ArrowStore:
     before Arrow reads it, and a lookup the pages holding the offsets and bytes it reads,
     before touching them. A damaged or stale store is rebuilt with one warning line.
 
-    Ids repeated in the parquet: :meth:`row_of` maps an id to its first row (the first copy
-    wins, as everywhere in ir_bright).
+    With a ``spec`` (:mod:`.schema`) the parquet is checked before the store is built from
+    it, and a repeated id's later rows are left out; :meth:`row_of` maps an id to its first
+    row in any case.
     """
 
     KIND = StoreFile.KIND
     VERSION = StoreFile.VERSION
     path_for = staticmethod(StoreFile.path_for)
 
-    def __init__(self, parquet_path: Callable[[], Path], id_column: str, columns: Sequence[str]):
-        self._file = StoreFile(parquet_path, columns)
+    def __init__(
+        self,
+        parquet_path: Callable[[], Path],
+        id_column: str,
+        columns: Sequence[str],
+        spec: Spec | None = None,
+    ):
+        self._file = StoreFile(parquet_path, columns, spec)
         self._id_column = id_column
         self._reset()
 

@@ -28,6 +28,7 @@ from ..errors import CacheError
 from ..log import progress
 from . import derived
 from .parquet import open_parquet, read_batches
+from .schema import Spec, checked, checked_batches
 
 __all__ = ["StoreFile", "page_crcs_of", "well_formed"]
 
@@ -38,11 +39,14 @@ class StoreFile:
     """The IPC file and manifest of one parquet corpus, checked and (re)built on demand."""
 
     KIND = "ir_bright.arrow-store"
-    VERSION = 2
+    VERSION = 3  # 3: built from checked parquet only, each repeated id's first row only
 
-    def __init__(self, parquet_path: Callable[[], Path], columns: Sequence[str]):
+    def __init__(
+        self, parquet_path: Callable[[], Path], columns: Sequence[str], spec: Spec | None = None
+    ):
         self.parquet_path = parquet_path
         self.columns = list(columns)
+        self.spec = spec
 
     @staticmethod
     def path_for(parquet: Path) -> Path:
@@ -109,6 +113,8 @@ class StoreFile:
 
     def _write(self, parquet: Path, target: Path) -> dict:
         """Stream the parquet into the IPC file, then checksum it and write the manifest."""
+        if self.spec is not None:
+            checked(parquet, self.spec)  # before anything reads the parquet's schema
         schema = open_parquet(parquet).schema_arrow
         schema = pa.schema([schema.field(name) for name in self.columns])
         total = open_parquet(parquet).metadata.num_rows
@@ -119,7 +125,7 @@ class StoreFile:
             ipc.new_file(out, schema) as writer,
             progress(total=total, unit="doc", unit_scale=True, desc="store " + parquet.name) as bar,
         ):
-            for batch in read_batches(parquet, self.columns):
+            for batch in self._batches(parquet):
                 start = out.tell()
                 writer.write_batch(batch)
                 blocks.append([start, out.tell() - start, batch.num_rows])
@@ -136,6 +142,12 @@ class StoreFile:
         return derived.write_manifest(
             target, self.KIND, self.VERSION, parquet, {"store": target}, extra, crc=False
         )
+
+    def _batches(self, parquet: Path):
+        """The parquet's rows, checked against the spec (repeated ids dropped) if there is one."""
+        if self.spec is None:
+            return read_batches(parquet, self.columns)
+        return checked_batches(parquet, self.spec, self.columns)
 
 
 def _block_crcs(path: Path, blocks: list[list[int]]) -> list[list[int]]:

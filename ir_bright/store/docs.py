@@ -18,15 +18,16 @@ from ir_datasets.indices import Docstore
 from .arrow import ArrowStore
 from .parquet import (
     BATCH_ROWS,
-    cached_row_count,
     iter_records,
     open_parquet,
-    read_batches,
-    read_row_range,
     shard_rows,
 )
+from .schema import ID, TEXT, Column, cached_unique_rows, checked_batches, checked_row_range
 
-__all__ = ["DocsIter", "ParquetDocs", "StoreDocstore"]
+__all__ = ["DOCS_SPEC", "DocsIter", "ParquetDocs", "StoreDocstore"]
+
+DOCS_SPEC = {"id": Column(ID), "content": Column(TEXT)}
+"""Every documents file: text ids, never null, no white space; text contents, never null."""
 
 
 class StoreDocstore(Docstore):
@@ -131,7 +132,8 @@ class ParquetDocs(BaseDocs):
         self._namespace = namespace
         self._count = count
         self._lang = lang
-        self._store = ArrowStore(self.docs_path, self.ID_COLUMN, [self.ID_COLUMN, self.TEXT_COLUMN])
+        columns = [self.ID_COLUMN, self.TEXT_COLUMN]
+        self._store = ArrowStore(self.docs_path, self.ID_COLUMN, columns, spec=DOCS_SPEC)
 
     def docs_path(self, force: bool = True) -> Path:
         """The cached parquet file (downloaded when ``force``)."""
@@ -142,7 +144,8 @@ class ParquetDocs(BaseDocs):
         source = None
         if not self._store.built():
             columns = [self.ID_COLUMN, self.TEXT_COLUMN]
-            source = iter_records(read_batches(self.docs_path(), columns), GenericDoc, columns)
+            batches = checked_batches(self.docs_path(), DOCS_SPEC, columns)
+            source = iter_records(batches, GenericDoc, columns)
         return DocsIter(self._store, GenericDoc._make, source)
 
     def docs_store(self, field: str = "doc_id") -> StoreDocstore:
@@ -174,9 +177,9 @@ class ParquetDocs(BaseDocs):
         elif sharded:
             path = self.docs_path()
             start, stop = shard_rows(open_parquet(path).metadata.num_rows, shard, num_shards)
-            batches = read_row_range(path, columns, start, stop, batch_size)
+            batches = checked_row_range(path, DOCS_SPEC, columns, start, stop, batch_size)
         else:
-            batches = read_batches(self.docs_path(), columns, batch_size)
+            batches = checked_batches(self.docs_path(), DOCS_SPEC, columns, batch_size)
         for batch in batches:
             yield pa.RecordBatch.from_arrays(batch.columns, names=names)
 
@@ -190,7 +193,7 @@ class ParquetDocs(BaseDocs):
 
     def docs_count(self) -> int | None:
         """The number of documents: the cached file's, else the recorded one (no download)."""
-        cached = cached_row_count(self._hub_file)
+        cached = cached_unique_rows(self._hub_file, DOCS_SPEC)
         return cached if cached is not None else self._count
 
     def docs_cls(self) -> type:
