@@ -6,8 +6,8 @@ Modules: :mod:`.parquet` (reading), :mod:`.arrow` with :mod:`.arrow_file` and
 :mod:`.derived` (how a derived file is written, checked and rebuilt), :mod:`.counts`,
 :mod:`.schema` (hub files checked before use).
 
-The names below are importable from the package; each is loaded on first use, so importing
-:mod:`.derived` alone does not import pyarrow.
+The names below are importable from the package; each module is loaded on first use of one
+of its names (the package itself imports none of them).
 """
 
 from __future__ import annotations
