@@ -9,10 +9,12 @@ copy wins) with one warning, and no command emits a (query, doc) pair twice.
 
 from __future__ import annotations
 
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
 from ir_bright.cli import main
-from tests.fixtures import hostile_hub
+from tests.fixtures import hostile_hub, mmbright_hub
 
 pytest.importorskip("bm25s")
 
@@ -128,3 +130,33 @@ def test_repeated_ids_keep_the_first_copy_and_no_pair_is_emitted_twice(
         ("0", "Pony/builtin-String_0.txt"),
         ("1", "Pony/collections-List_0.txt"),
     ]
+
+
+@pytest.mark.parametrize(
+    ("config", "table", "argv", "expected"),
+    [
+        (
+            "documents",
+            {"id": ["academia/a_1.txt", None], "content": ["a", "b"]},
+            ["export", "mm-bright/academia", "docs"],
+            "column id, row 1: null, an id is never null",
+        ),
+        (
+            "document_images",
+            {"path": ["academia/academia_a7_0001/image 1.png"], "bytes": [b"x"]},
+            ["export", "mm-bright/academia/task3", "docs"],
+            "the id 'academia/academia_a7_0001/image 1.png' is empty or holds white space",
+        ),
+    ],
+)
+def test_mm_bright_files_are_checked_as_well(hub, hub_root, capsys, config, table, argv, expected):
+    pytest.importorskip("PIL")
+    mmbright_hub.write_mmbright(hub_root, {"academia": mmbright_hub.academia})
+    types = {"path": pa.string(), "bytes": pa.binary(), "id": pa.string(), "content": pa.string()}
+    schema = pa.schema([(name, types[name]) for name in table])
+    target = hub_root / mmbright_hub.REPO / mmbright_hub.repo_path(config, "academia")
+    pq.write_table(pa.table(table, schema=schema), target)
+    status, out, err = cli(capsys, argv)
+    assert status == 2 and out == "", err
+    lines = error_lines(err)
+    assert len(lines) == 1 and f"{config}" in lines[0] and expected in lines[0], err
