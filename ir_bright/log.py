@@ -34,7 +34,7 @@ class _FollowsIrDatasets(logging.Logger):
     ``setLevel`` anywhere, so a change to ir_datasets' logger takes effect at once."""
 
     @property
-    def level(self) -> int:  # type: ignore[override]
+    def level(self) -> int:
         own = self.__dict__.get("_own_level", logging.NOTSET)
         if own != logging.NOTSET:
             return own
