@@ -11,7 +11,7 @@ Ids (same as ir_datasets' core module where it has them, with its defects fixed)
   twin of a gold document relevant too (``adjusted.py``).
 
 Every file list, checksum, count and description lives in ``etc/bright_*.json`` and
-``etc/bright.yaml``; this module only wires them together.
+``etc/bright.json``; this module only wires them together.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from .. import hub
 from ..errors import OfflineError
 from ..judgements import EXCLUDED, query_qrels
 from ..records import BrightQuery, BrightReasoningQuery
-from ..registry import Documentation, dataset, etc_json, etc_yaml
+from ..registry import Documentation, dataset, etc_json
 from ..store.parquet import ParquetDocs, cached_row_count, read_columns
 from .adjusted import Adjustments
 
@@ -210,18 +210,18 @@ def _corpus_partners(split: str) -> list[hub.HubFile]:
 
     return [
         _file("examples", other)
-        for other in etc_yaml("bright.yaml")["domains"]
+        for other in etc_json("bright.json")["domains"]
         if other != split and corpus(other) is corpus(split)
     ]
 
 
 def _reason_config(model: str) -> str:
-    return etc_yaml("bright.yaml")["reasoning"]["models"][model]["config"]
+    return etc_json("bright.json")["reasoning"]["models"][model]["config"]
 
 
 def datasets() -> dict[str, Dataset]:
     """Every ``bright`` id -> its Dataset, built from the data files (nothing is downloaded)."""
-    docs_yaml = etc_yaml("bright.yaml")
+    docs_yaml = etc_json("bright.json")
     counts = etc_json("bright_counts.json")
     collection = docs_yaml["collection"]
     result = {

@@ -26,7 +26,7 @@ from ir_datasets.formats import BaseQrels, BaseQueries
 
 from ..judgements import EXCLUDED
 from ..records import BrightProAspect, BrightProQrel, BrightProQuery
-from ..registry import Documentation, collection_root, dataset, etc_json, etc_yaml
+from ..registry import Documentation, collection_root, dataset, etc_json
 from ..store.parquet import ParquetDocs
 from .aspects import Aspects, parse_aspects, pro_qrels
 from .source import CONFIGS, NAMESPACE, DocsFile, Split
@@ -182,7 +182,7 @@ class ListedFiles:
 
 def datasets() -> dict[str, Dataset]:
     """Every ``bright-pro`` id -> its Dataset, built from the data files (nothing is fetched)."""
-    docs_yaml = etc_yaml("brightpro.yaml")
+    docs_yaml = etc_json("brightpro.json")
     collection = docs_yaml["collection"]
     result = {NAMESPACE: collection_root(NAMESPACE, collection)}
     agentic = etc_json("brightpro_agentic.json")["tasks"]

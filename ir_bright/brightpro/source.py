@@ -22,16 +22,16 @@ import os
 import re
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any
-
-import pyarrow as pa
-import pyarrow.parquet as pq
+from typing import TYPE_CHECKING, Any
 
 from .. import hub
 from ..errors import CacheError, DownloadError
 from ..registry import etc_json
 from ..store import derived
 from ..store.parquet import open_parquet, read_batches
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 __all__ = ["CONFIGS", "REPO", "NAMESPACE", "Split", "revision"]
 
@@ -233,6 +233,9 @@ class DocsFile:
 
 
 def _write_docs(sources: list[Path], target: Path) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
     schema = pa.schema([("id", pa.string()), ("content", pa.string())])
     try:
         with (
@@ -249,6 +252,8 @@ def _write_docs(sources: list[Path], target: Path) -> None:
 
 
 def _doc_batches(sources: list[Path], schema: pa.Schema) -> Iterator[pa.RecordBatch]:
+    import pyarrow as pa
+
     for path in sources:
         if _is_parquet(path):
             for batch in read_batches(path, ["id", "content"]):
@@ -293,6 +298,8 @@ def _is_parquet(path: Path) -> bool:
 
 def _rows(path: Path) -> list[dict[str, Any]]:
     """The rows of a cached file: parquet, a JSON list of rows, or JSON Lines."""
+    import pyarrow as pa
+
     if _is_parquet(path):
         parquet = open_parquet(path)
         try:

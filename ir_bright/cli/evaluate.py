@@ -13,12 +13,13 @@ import csv
 import json
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..runs import read_run
-from ..scoring import Scorer
-from ..scoring.stock import STOCK, StockScorer
 from . import add_subcommand
+
+if TYPE_CHECKING:
+    from ..scoring import Scorer
+    from ..scoring.stock import StockScorer
 
 FORMATS = ("table", "json", "csv")
 Results = list[tuple[str, dict[str, Any]]]  # (run path, scores) in command-line order
@@ -76,8 +77,8 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument(
         "--stock",
         action="store_true",
-        help=f"also score each measure as stock ir_measures / trec_eval do (excluded documents "
-        f"kept in the ranking), in a column {STOCK}<measure> beside the official one",
+        help="also score each measure as stock ir_measures / trec_eval do (excluded documents "
+        "kept in the ranking), in a column stock:<measure> beside the official one",
     )
     parser.add_argument("--format", choices=FORMATS, default="table", help="output format")
     return parser
@@ -85,6 +86,9 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace) -> int:
     """Score every run and print the results; errors propagate as IrBrightError."""
+    from ..scoring import Scorer
+    from ..scoring.stock import STOCK, StockScorer
+
     scorer = Scorer(args.dataset, args.measures)
     stock = StockScorer(scorer) if args.stock else None
     results = [(path, _score(scorer, stock, path, args.per_query)) for path in args.runs]
@@ -103,6 +107,8 @@ def _score(scorer: Scorer, stock: StockScorer | None, path: str, per_query: bool
         rows = scorer.per_query(path, path)
         rows[MEAN_ROW] = _means(rows, scorer)
         return rows
+    from ..runs import read_run
+
     ranked = read_run(path, path)  # read once for both scorers: stdin works
     if not per_query:
         return {**scorer.evaluate(ranked, path), **stock.evaluate(ranked)}

@@ -11,7 +11,7 @@ Ids, for every domain:
 
 Modules: :mod:`.keys` (key rules, pair ids), :mod:`.source` (hub files, query rows),
 :mod:`.images` (image stores, decodability), :mod:`.pairs` (the pair corpus), :mod:`.tasks`
-(queries and qrels of each task). Facts live in ``etc/mmbright_*.json`` and ``etc/mmbright.yaml``.
+(queries and qrels of each task). Facts live in ``etc/mmbright_*.json`` and ``etc/mmbright.json``.
 :func:`summary` gives the consistency counts of any id.
 """
 
@@ -27,7 +27,7 @@ from ir_datasets.datasets.base import Dataset
 from .. import hub
 from ..errors import DatasetNotFoundError
 from ..judgements import EXCLUDED
-from ..registry import Documentation, collection_root, dataset, etc_json, etc_yaml
+from ..registry import Documentation, collection_root, dataset, etc_json
 from ..store.parquet import ParquetDocs, open_parquet
 from .images import ImageCorpus, ImageDocs
 from .keys import NO_IMAGE, image_key
@@ -89,7 +89,7 @@ def _domain_at(name: str, home: str) -> _Domain:
 
 def datasets() -> dict[str, Dataset]:
     """Every ``mm-bright`` id -> its Dataset, built from the data files (nothing is downloaded)."""
-    docs_yaml = etc_yaml("mmbright.yaml")
+    docs_yaml = etc_json("mmbright.json")
     collection = docs_yaml["collection"]
     result = {NAMESPACE: collection_root(NAMESPACE, collection)}
     for name, pretty in docs_yaml["domains"].items():

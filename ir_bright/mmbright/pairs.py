@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable, Iterator
 from functools import cached_property
+from typing import TYPE_CHECKING
 
-import pyarrow as pa
 from ir_datasets.formats import BaseDocs
 from ir_datasets.indices import Docstore
 
@@ -21,6 +21,9 @@ from ..store.counts import cached_count
 from ..store.parquet import ArrowStore, read_batches
 from .images import ImageCorpus
 from .keys import image_key, pair_id, passage_key_rule, split_pair_id
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 __all__ = ["PairCorpus", "PairDocs"]
 

@@ -24,18 +24,18 @@ import zlib
 from array import array as typed_array
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-import numpy as np
-import pyarrow as pa
-import pyarrow.ipc as ipc
-import pyarrow.parquet as pq
 from ir_datasets.formats import BaseDocs, GenericDoc
 from ir_datasets.indices import Docstore
 
 from ..errors import CacheError
 from ..log import progress
 from . import derived
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
 
 __all__ = [
     "ArrowStore",
@@ -71,6 +71,8 @@ def read_batches(
     files of large row groups page by page in one background thread, so that peak memory stays
     near one batch whatever the layout (the hub's layout is not ours to choose).
     """
+    import pyarrow as pa
+
     parquet = open_parquet(path)
     columns = list(columns) if columns else None
     _check_columns(parquet, path, columns or [])
@@ -114,6 +116,8 @@ def read_row_range(
 ) -> Iterator[pa.RecordBatch]:
     """Rows ``[start, stop)`` of a parquet file as record batches, decoding only the row groups
     that hold them (for data-parallel workers, each reading its own shard)."""
+    import pyarrow as pa
+
     parquet = open_parquet(path)
     _check_columns(parquet, path, columns)
     meta = parquet.metadata
@@ -145,6 +149,9 @@ def read_row_range(
 def open_parquet(path: str | os.PathLike) -> pq.ParquetFile:
     """Open a (cached) parquet file for buffered reading; an unreadable file raises a
     :class:`~ir_bright.errors.CacheError` naming it and the fix."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
     try:
         return pq.ParquetFile(path, buffer_size=READ_BUFFER_BYTES, pre_buffer=False)
     except (pa.ArrowException, OSError) as exc:
@@ -153,6 +160,8 @@ def open_parquet(path: str | os.PathLike) -> pq.ParquetFile:
 
 def read_columns(path: str | os.PathLike, columns: Sequence[str]) -> dict[str, list]:
     """``{column: its values}`` of a small parquet file (queries, judgements)."""
+    import pyarrow as pa
+
     parquet = open_parquet(path)
     _check_columns(parquet, path, columns)
     try:
@@ -359,6 +368,9 @@ class ArrowStore:
             ) from exc
 
     def _write(self, parquet: Path, target: Path) -> dict:
+        import pyarrow as pa
+        import pyarrow.ipc as ipc
+
         partial = target.with_name(target.name + ".part")
         try:
             schema = open_parquet(parquet).schema_arrow
@@ -429,6 +441,9 @@ class ArrowStore:
         return self._repairing(self._open)
 
     def _open(self) -> pa.Table:
+        import pyarrow as pa
+        import pyarrow.ipc as ipc
+
         if self._table is None:
             manifest = self._checked()
             path = self.path_for(self._parquet_path())
@@ -470,6 +485,9 @@ class ArrowStore:
     def _layout(self, chunk: int) -> list[tuple]:
         """Per column of a record batch: where its validity bitmap, offsets and values lie in
         the file, and its offsets as a NumPy view (not read until their pages are checked)."""
+        import numpy as np
+        import pyarrow as pa
+
         layout = self._layouts.get(chunk)
         if layout is None:
             layout, base = [], self._base
@@ -539,6 +557,8 @@ class ArrowStore:
     @contextlib.contextmanager
     def _readable(self, path: Path) -> Iterator[None]:
         """Turn a damaged store file into a one-line error naming it and the fix."""
+        import pyarrow as pa
+
         try:
             yield
         except (pa.ArrowException, OSError, ValueError) as exc:
@@ -595,6 +615,9 @@ class ArrowStore:
                 self._rebuild(exc.problem)
 
     def _scan(self, start: int, stop: int | None, columns) -> Iterator[pa.RecordBatch]:
+        import pyarrow as pa
+        import pyarrow.ipc as ipc
+
         manifest = self._checked()
         path = self.path_for(self._parquet_path())
         schema = None
@@ -628,6 +651,9 @@ class ArrowStore:
         after the caller went on; at interpreter exit such a thread cannot take the GIL and
         the process aborts ("terminate called without an active exception").
         """
+        import pyarrow as pa
+        import pyarrow.ipc as ipc
+
         blocks = manifest["blocks"]
         first = blocks[0][0] if blocks else manifest["files"]["store"]["size"]
         _, high = self._pages.page_span(0, first)
@@ -736,6 +762,8 @@ class DocsIter:
 
 def _rebatched(batches: Iterable[pa.RecordBatch], size: int) -> Iterator[pa.RecordBatch]:
     """The rows of ``batches`` regrouped into batches of ``size`` rows (the last may be short)."""
+    import pyarrow as pa
+
     pending: list[pa.RecordBatch] = []
     rows = 0
     for batch in batches:
@@ -796,6 +824,8 @@ class ParquetDocs(BaseDocs):
         rows (the shards are disjoint and cover the corpus in order), reading only the row
         groups (or, once the store is built, the memory-mapped pages) that hold it.
         """
+        import pyarrow as pa
+
         names = ["doc_id", "text"]
         columns = [self.ID_COLUMN, self.TEXT_COLUMN]
         sharded = shard is not None or num_shards is not None
