@@ -626,12 +626,12 @@ def test_export_jsonl_keeps_list_fields_and_quiet_silences_ir_datasets(mmbright,
 
 
 def test_an_unexpected_failure_is_one_line_with_exit_status_1(capsys, monkeypatch):
-    from ir_bright.cli import info
+    from ir_bright import catalog
 
     def boom(dataset_id):
         raise RuntimeError("boom\nsecond line")
 
-    monkeypatch.setattr(info, "describe", boom)
+    monkeypatch.setattr(catalog, "describe", boom)
     status = main(["info", "bright/pony"])
     out, err = capsys.readouterr()
     assert status == 1 and out == "" and "Traceback" not in err
@@ -644,12 +644,12 @@ def test_an_unexpected_failure_is_one_line_with_exit_status_1(capsys, monkeypatc
 
 
 def test_the_machines_refusals_exit_2_naming_the_file(capsys, monkeypatch):
-    from ir_bright.cli import info
+    from ir_bright import catalog
 
     def denied(dataset_id):
         raise PermissionError(errno.EACCES, "Permission denied", "/data/cache")
 
-    monkeypatch.setattr(info, "describe", denied)
+    monkeypatch.setattr(catalog, "describe", denied)
     assert_usage_error(
         capsys, "info", "bright/pony", mentions="/data/cache: Permission denied: check its"
     )
@@ -659,29 +659,54 @@ def test_a_network_failure_outside_the_hub_is_one_line(capsys, monkeypatch):
     """ir_datasets' own downloads (ids ir_bright does not serve) fail with requests' errors."""
     import requests
 
-    from ir_bright.cli import info
+    from ir_bright import catalog
 
     def offline(dataset_id):
         raise requests.ConnectionError("Max retries exceeded with url: /scifact.zip")
 
-    monkeypatch.setattr(info, "describe", offline)
+    monkeypatch.setattr(catalog, "describe", offline)
     line = assert_usage_error(capsys, "info", "beir/scifact", mentions="Max retries exceeded")
     assert "check the network" in line
 
 
-@pytest.mark.parametrize(
-    "argv",
-    [["list"], ["list", "--format", "json"], ["--help"], ["export", "bright/pony", "qrels"]],
-)
-def test_a_closed_stdout_ends_quietly(bright, argv):
-    """`ir-bright list | head -1`: the reader goes away before the command writes."""
+def into_a_closed_pipe(argv, env=None, read_first=False):
+    """Exit status and stderr of ``python -m ir_bright ARGV`` whose stdout reader goes away
+    before the command writes (or, with ``read_first``, after its first byte)."""
     proc = subprocess.Popen(
         [sys.executable, "-m", "ir_bright", *argv],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
+        env=env,
     )
-    proc.stdout.close()  # long before the interpreter has started
+    if read_first:
+        proc.stdout.read(1)
+    proc.stdout.close()
     err = proc.stderr.read().decode()
     proc.stderr.close()
-    assert proc.wait(timeout=120) == 0, err
+    return proc.wait(timeout=120), err
+
+
+def assert_quiet_end(status, err):
+    assert status == 0, err
     assert "Traceback" not in err and "Exception ignored" not in err and "Broken" not in err
+
+
+@pytest.mark.parametrize(
+    "argv", [["list"], ["list", "--format", "json"], ["export", "bright/pony", "qrels"]]
+)
+def test_a_closed_stdout_ends_quietly(bright, argv):
+    """`ir-bright list | head -1`: the reader goes away before the command writes."""
+    assert_quiet_end(*into_a_closed_pipe(argv))
+
+
+def test_help_into_a_closed_pipe_ends_quietly_every_time():
+    """`ir-bright --help | head -1`. Help is written when argparse exits, into stdout's
+    buffer; a reader gone by then used to show only in the flush at interpreter exit, which
+    Python reports as "Exception ignored" with status 120 (every time with buffered stdout,
+    now and then with PYTHONUNBUFFERED). Every combination, many times over."""
+    buffered = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    unbuffered = {**buffered, "PYTHONUNBUFFERED": "1"}
+    for attempt in range(20):
+        env = (buffered, unbuffered)[attempt % 2]
+        argv = (["--help"], ["bm25", "--help"])[attempt // 2 % 2]
+        assert_quiet_end(*into_a_closed_pipe(argv, env, read_first=attempt // 4 % 2 == 1))
