@@ -10,7 +10,6 @@ import pytest
 
 from ir_bright.bm25 import analysis
 from ir_bright.bm25 import index as bm25
-from tests.fixtures import bright_hub
 
 pytest.importorskip("nltk")
 pytest.importorskip("bm25s")
@@ -269,13 +268,6 @@ def test_saved_index_is_a_bm25s_index_that_bm25s_itself_can_load(tmp_path):
 
 
 # -- datasets through the loopback hub ---------------------------------------------------------
-
-
-@pytest.fixture
-def bright(hub, hub_root, monkeypatch):
-    monkeypatch.setenv("IR_BRIGHT_VERIFY", "0")
-    hub.rows = bright_hub.write_bright(hub_root)
-    return hub
 
 
 def run_of(dataset_id, **kwargs):

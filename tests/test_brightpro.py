@@ -480,13 +480,10 @@ def test_info_summarises_the_official_aspect_map(pro, capsys):
 
 
 def test_aspect_measures_on_a_dataset_without_aspects_are_a_one_line_error(
-    hub, hub_root, capsys, monkeypatch
+    bright, hub_root, capsys
 ):
-    monkeypatch.setenv("IR_BRIGHT_VERIFY", "0")  # the fixture BRIGHT is not the pinned one
     from ir_bright.cli import main
-    from tests.fixtures import bright_hub
 
-    bright_hub.write_bright(hub_root)
     run = hub_root / "run.trec"
     run.write_text("0 Q0 insects_light/Phototaxis_0.txt 1 1.0 x\n")
     assert main(["evaluate", "bright/biology", str(run), "-m", "A_Recall@25"]) == 2

@@ -47,15 +47,15 @@ def many_queries(split, seed):
     return build
 
 
+DOMAINS = {s: many_queries(s, i) for i, s in enumerate(SPLITS)}
+
+
 @pytest.fixture
-def bright(hub, hub_root, monkeypatch):
-    monkeypatch.setenv("IR_BRIGHT_VERIFY", "0")
-    domains = {s: many_queries(s, i) for i, s in enumerate(SPLITS)}
-    hub.rows = bright_hub.write_bright(hub_root, domains)
-    return hub
+def bright(bright_hub):
+    return bright_hub(DOMAINS)
 
 
-def qrels_of(rows):
+def official_qrels(rows):
     """The official qrels written from the fixture's rows (SPEC 1.3): gold 1, excluded -100."""
     qrels = set()
     for row in rows["examples"]:
@@ -102,7 +102,7 @@ def runs(bright, tmp_path):
             skip = {"q3"} if (system, split) == ("mine", "biology") else set()
             run = random_run(rows, 100 * n + i, skill, skip)
             write(tmp_path / system / f"bright__{split}.trec", run)
-            values = protocol.per_query("nDCG@10", qrels_of(rows), run)
+            values = protocol.per_query("nDCG@10", official_qrels(rows), run)
             scores.setdefault(system, {})[split] = values
     return tmp_path, scores
 

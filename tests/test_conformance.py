@@ -25,6 +25,7 @@ from ir_datasets.commands import export as irds_export
 
 from ir_bright.cli import main
 from tests.fixtures import bright_hub, mmbright_hub
+from tests.helpers import write_run
 
 pytest.importorskip("PIL")
 
@@ -54,12 +55,10 @@ CASES = [
 
 
 @pytest.fixture
-def both(hub, hub_root, monkeypatch):
+def both(bright, hub_root):
     """The fixture BRIGHT and MM-BRIGHT on one loopback hub."""
-    monkeypatch.setenv("IR_BRIGHT_VERIFY", "0")
-    bright_hub.write_bright(hub_root)
     mmbright_hub.write_mmbright(hub_root)
-    return hub
+    return bright
 
 
 def irds_export_output(*argv: str) -> str:
@@ -323,11 +322,6 @@ def tiny(monkeypatch):
     return add
 
 
-def write_run(path, rows):
-    path.write_text("".join(f"{q} Q0 {d} {i} {s!r} t\n" for i, (q, d, s) in enumerate(rows)))
-    return str(path)
-
-
 def test_stock_values_equal_plain_ir_measures_and_a_reference_beside_official_ones(
     tiny, tmp_path, capsys
 ):
@@ -340,7 +334,7 @@ def test_stock_values_equal_plain_ir_measures_and_a_reference_beside_official_on
     qrels, run = protocol.random_case(random.Random(4), graded=True)
     assert any(q == "only-excluded" for q, _, _ in run)  # ranked, judged only below 0
     tiny(qrels)
-    path = write_run(tmp_path / "r.run", run)
+    path = str(write_run(tmp_path / "r.run", run))
     names = ["nDCG@1000", "R@100", "RR", "P@1000", "AP@1000"]
     argv = ["evaluate", STOCK_TEST_ID, path, "--stock", "--format", "json"]
     assert main([*argv, *(a for n in names for a in ("-m", n))]) == 0
@@ -364,7 +358,7 @@ def test_stock_columns_sit_beside_official_ones_in_csv_and_per_query(tiny, tmp_p
     qrels = [("1", "gold-a", 1), ("1", "own", -100), ("2", "gold-b", 1)]
     run = [("1", "own", 9.0), ("1", "gold-a", 4.0), ("2", "x", 3.0), ("2", "gold-b", 2.0)]
     tiny(qrels)
-    path = write_run(tmp_path / "r.run", run)
+    path = str(write_run(tmp_path / "r.run", run))
     assert main(["evaluate", STOCK_TEST_ID, path, "--stock", "--per-query", "--format", "csv"]) == 0
     rows = list(csv.reader(io.StringIO(capsys.readouterr().out)))
     assert rows[0] == ["run", "query", "nDCG@10", "stock:nDCG@10"]

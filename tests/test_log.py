@@ -11,6 +11,8 @@ import pytest
 
 from tests.fixtures import bright_hub
 
+BIOLOGY = {"biology": bright_hub.biology}
+
 DOC = "insects_light/Phototaxis_0.txt"
 # a notebook cell: no logging configured; docs_store() downloads and builds the store
 CELL = f"""
@@ -26,10 +28,8 @@ sys.modules["IPython"] = shell
 
 
 @pytest.fixture
-def bright(hub, hub_root, monkeypatch):
-    monkeypatch.setenv("IR_BRIGHT_VERIFY", "0")
-    bright_hub.write_bright(hub_root, {"biology": bright_hub.biology})
-    return hub
+def bright(bright_hub):
+    return bright_hub(BIOLOGY)
 
 
 def python(code: str) -> subprocess.CompletedProcess:

@@ -21,6 +21,7 @@ from ir_bright import mmbright
 from ir_bright.errors import MissingDependencyError
 from tests.fixtures import mmbright_hub
 from tests.fixtures.mmbright_hub import repo_path
+from tests.helpers import qrels_of
 
 EXCLUDED = -100
 IMAGE_CONFIGS = ("document_images", "examples_images")
@@ -135,10 +136,6 @@ def ref_official_ndcg10(qrels, run):
 
 def _desc(doc_id):
     return tuple(-ord(c) for c in doc_id) + (1,)
-
-
-def qrels_of(dataset_id):
-    return {(q.query_id, q.doc_id): q.relevance for q in ir_datasets.load(dataset_id).qrels_iter()}
 
 
 # --- ids and records ------------------------------------------------------------------------

@@ -14,13 +14,6 @@ pt = pytest.importorskip("pyterrier")
 pytest.importorskip("bm25s")
 
 
-@pytest.fixture
-def bright(hub, hub_root, monkeypatch):
-    monkeypatch.setenv("IR_BRIGHT_VERIFY", "0")
-    hub.rows = bright_hub.write_bright(hub_root)
-    return hub
-
-
 def test_bright_provider_topics_default_to_the_query_text(bright):
     dataset = pt.get_dataset("bright:biology")
     topics = dataset.get_topics()
