@@ -11,9 +11,19 @@ from typing import NamedTuple
 import pytest
 
 from tests.fixtures import bright_hub as bright_fixture
-from tests.fixtures import hubserver
+from tests.fixtures import builds, hubserver
 
 ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="session", autouse=True)
+def hub_builds(tmp_path_factory):
+    """The fixture hubs' files, written once per test run and copied into each test's hub
+    folder (tests/fixtures/builds.py)."""
+    written = builds.Builds(tmp_path_factory.mktemp("hub-builds"))
+    builds.activate(written)
+    yield written
+    builds.activate(None)
 
 
 @pytest.fixture(autouse=True)
