@@ -263,6 +263,7 @@ def test_ir_datasets_own_export_writes_the_adjusted_qrels(bright, capsys):
     assert written == expected_qrels(bright.rows["leetcode"])
 
 
+@pytest.mark.slow
 def test_ir_datasets_command_line_with_ir_bright_imported(bright):
     # `python -m ir_datasets` itself imports no plugin; this is the README's one-liner.
     code = "import ir_bright, ir_datasets; ir_datasets.main_cli()"

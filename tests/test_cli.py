@@ -150,6 +150,7 @@ def test_info_gives_measures_counts_and_cache_paths(bright, cli, isolated_home):
     assert "official measures: nDCG@10" in text and "aops.docs.parquet" in text
 
 
+@pytest.mark.slow
 def test_info_lists_a_built_bm25_index(bright, cli, tmp_path, monkeypatch):
     from ir_bright.hub import transfer as hub
 
@@ -271,6 +272,7 @@ def test_bm25_output_that_is_a_folder_is_a_usage_error(bright, cli, tmp_path):
     assert_usage_error(cli, "bm25", "bright/pony", "-o", str(tmp_path), mentions="is a folder")
 
 
+@pytest.mark.slow
 def test_python_dash_m_runs_the_command_with_results_only_on_stdout(bright, cli):
     proc = cli.fresh("bm25", "bright/pony", "--depth", "1")
     assert proc.returncode == 0, proc.stderr
@@ -292,6 +294,7 @@ def mmbright(hub, hub_root, monkeypatch):
     return mmbright_hub.write_mmbright(hub_root)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("task", ["task1", "task2"])
 def test_bm25_runs_on_mm_bright_text_tasks_and_never_ranks_excluded_ids(
     mmbright, cli, tmp_path, task
@@ -352,6 +355,7 @@ def test_misspelt_dataset_ids_name_the_right_one(cli, dataset_id, mentions, comm
     assert_usage_error(cli, *argv, mentions=mentions)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "argv", [["list"], ["info", "bright/pony"], ["evaluate", "bright/pony", "r.run"]]
 )
@@ -639,6 +643,7 @@ def test_a_network_failure_outside_the_hub_is_one_line(cli, monkeypatch):
     assert "check the network" in line
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "argv",
     [["list"], ["list", "--format", "json"], ["--help"], ["export", "bright/pony", "qrels"]],

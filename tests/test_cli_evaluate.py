@@ -148,6 +148,7 @@ sys.exit(main(sys.argv[1:]))
 """
 
 
+@pytest.mark.slow
 def test_missing_queries_warn_on_stderr_while_results_go_to_stdout(cli, tmp_path):
     path = str(write_run(tmp_path / "r.run", [("1", "gold-a", 1.0)]))
     done = cli.fresh("evaluate", "t/sub", path, "--format", "json", script=SCRIPT)
@@ -156,6 +157,7 @@ def test_missing_queries_warn_on_stderr_while_results_go_to_stdout(cli, tmp_path
     assert "no ranking for 2 of the 3 queries of t/sub" in done.stderr
 
 
+@pytest.mark.slow
 def test_a_malformed_run_gives_no_traceback(cli, tmp_path):
     (tmp_path / "r.run").write_text("1 Q0 gold-a\n")
     done = cli.fresh("evaluate", "t/sub", tmp_path / "r.run", script=SCRIPT)
@@ -166,6 +168,7 @@ def test_a_malformed_run_gives_no_traceback(cli, tmp_path):
     ]
 
 
+@pytest.mark.slow
 def test_a_misspelt_real_dataset_id_names_the_close_ones(cli, tmp_path):
     done = cli.fresh("evaluate", "bright/aopz", write_run(tmp_path / "r.run", RUN))
     assert done.returncode == 2
@@ -259,6 +262,7 @@ def test_a_byte_order_mark_is_not_part_of_the_first_query_id(dataset, tmp_path, 
     assert list(json.loads(out).values()) == list(json.loads(plain).values())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("compress", [False, True])
 def test_a_run_from_a_pipe_is_read_whole(cli, tmp_path, compress):
     """``-`` is stdin; a pipe (``<(zcat run.gz)``, /dev/stdin) is opened once, so the bytes

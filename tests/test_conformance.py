@@ -78,6 +78,7 @@ def expected_json(record) -> dict:
     }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dataset_id,entity,fmt", CASES)
 def test_ir_datasets_export_equals_ir_bright_export_and_is_not_empty(
     both, capsys, dataset_id, entity, fmt
@@ -104,6 +105,7 @@ def test_ir_datasets_export_equals_ir_bright_export_and_is_not_empty(
                 assert " ".join(record.text.split()) in " ".join(columns)
 
 
+@pytest.mark.slow
 def test_python_m_ir_datasets_export_with_ir_bright_imported_prints_full_rows(both):
     """The command line itself: ``python -m ir_datasets export`` in a process that imported
     ir_bright (ir_datasets has no plugin discovery, so the import is the user's)."""
@@ -219,12 +221,14 @@ def probe(mode: str) -> str:
     return proc.stdout
 
 
+@pytest.mark.slow
 def test_stock_ir_measures_behaves_the_same_with_ir_bright_imported():
     without, with_import = probe("without"), probe("with")
     assert "nDCG@10" in without and "raises NameError" in without  # the probe probes
     assert with_import == without
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "options",
     [[], ["-q"], ["-q", "-n"], ["-o", "jsonl"], ["-p", "6"], ["--provider", "pytrec_eval"]],
@@ -267,6 +271,7 @@ def test_official_registry_entry_behaves_like_a_stock_entry():
             ir_measures.parse_measure(text)
 
 
+@pytest.mark.slow
 def test_python_m_ir_measures_scores_official_measures_per_query_with_summary(tmp_path):
     (tmp_path / "qrels").write_text(QRELS)
     (tmp_path / "run").write_text(RUN)

@@ -123,6 +123,7 @@ DAMAGE = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("damage", DAMAGE, ids=lambda f: f.__name__)
 @pytest.mark.parametrize("use", ["scan", "lookups"])
 def test_a_damaged_store_is_rebuilt_with_one_warning_and_the_same_result(
@@ -220,6 +221,7 @@ def no_manifest(folder):
     derived.manifest_path(folder).unlink()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "damage",
     [empty_vocab, shifted_indices, nan_scores, no_stats, no_manifest],
@@ -244,6 +246,7 @@ def test_a_damaged_bm25_index_is_rebuilt_and_the_run_equals_a_clean_one(bright, 
 # -- the command line, in a fresh process ------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("damage", [alter_offsets, alter_text], ids=lambda f: f.__name__)
 def test_commands_on_a_damaged_store_print_the_clean_output_and_one_warning(bright, cli, damage):
     import ir_datasets

@@ -49,6 +49,7 @@ def test_irds_ids_resolve_to_ir_bright_datasets(bright):
     assert list(dataset.get_topics("text")["query"])[0] == "Why are insects attracted to light?"
 
 
+@pytest.mark.slow
 def test_entry_point_provider_works_without_importing_ir_bright(bright):
     code = (
         "import sys, pyterrier as pt\n"
@@ -62,6 +63,7 @@ def test_entry_point_provider_works_without_importing_ir_bright(bright):
     assert proc.stdout.strip() == "2"
 
 
+@pytest.mark.slow
 def test_experiment_with_official_measure_and_the_bm25_transformer(bright):
     from ir_bright import evaluate
     from ir_bright.bm25 import index as bm25

@@ -168,6 +168,7 @@ def test_json_values_equal_evaluate_on_each_run(bright, capsys, tmp_path):
     assert values["bright/aops"] == pytest.approx(NDCG_AOPS, abs=1e-12)
 
 
+@pytest.mark.slow
 def test_a_folder_of_12_bm25_runs_gives_the_13_column_table_equal_to_evaluate(
     bright, capsys, tmp_path
 ):
