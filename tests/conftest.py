@@ -85,7 +85,7 @@ def bright(bright_hub):
 class Outcome(NamedTuple):
     """What an in-process run of the command line gave."""
 
-    status: int
+    status: int | str | None  # as SystemExit.code
     out: str
     err: str
 
@@ -102,7 +102,7 @@ class CommandLine:
         from ir_bright.cli import main
 
         try:
-            status = main([str(a) for a in argv])
+            status: int | str | None = main([str(a) for a in argv])
         except SystemExit as exc:  # argparse's own errors and --help
             status = exc.code
         out, err = self._capsys.readouterr()
