@@ -56,7 +56,8 @@ def bright(bright_hub):
 
 
 def official_qrels(rows):
-    """The official qrels written from the fixture's rows (SPEC 1.3): gold 1, excluded -100."""
+    """The qrels written from the fixture's rows: gold 1 (as xlang-ai/BRIGHT run.py at commit
+    a93c5ff builds them), excluded -100 (ir_bright's mark for the ids run.py removes)."""
     qrels = set()
     for row in rows["examples"]:
         qrels |= {(row["id"], d, 1) for d in row["gold_ids"]}

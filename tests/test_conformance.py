@@ -429,7 +429,7 @@ def test_every_count_is_declared_except_those_that_need_the_real_files():
     missing = {}
     for dataset_id in registry.our_ids():
         if not dataset_id.startswith(("bright/", "mm-bright/")):
-            continue  # BRIGHT-Pro (issue 13) finds its files through the hub's listing
+            continue  # BRIGHT-Pro finds its files through the hub's listing
         metadata = ir_datasets.load(dataset_id).metadata()
         for entity in provided(ir_datasets.load(dataset_id)):
             if "count" not in metadata.get(entity, {}):
