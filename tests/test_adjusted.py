@@ -277,7 +277,7 @@ def test_ir_datasets_command_line_with_ir_bright_imported(bright):
     assert "0 0 two-sum-spaced.txt 1" in proc.stdout.splitlines()
 
 
-def test_ir_bright_export_and_download(bright, cli):
+def test_export_lists_twins_as_relevant_and_download_fetches_the_shared_corpus_s_files(bright, cli):
     status, out, _ = cli("export", "bright/leetcode/adjusted", "qrels")
     assert status == 0 and "0 0 two-sum-copy.txt 1" in out.splitlines()
     status, out, _ = cli("download", "bright/aops/adjusted")
@@ -301,7 +301,7 @@ def test_evaluate_credits_the_twin_of_a_gold_document(bright):
     assert result["nDCG@10"] > ir_bright.evaluate(trec, "bright/leetcode")["nDCG@10"]
 
 
-def test_report_benchmark_bright_adjusted():
+def test_the_bright_adjusted_benchmark_has_each_adjusted_id_and_bright_s_labels():
     from ir_bright.results import report
 
     bench = report.benchmark("bright-adjusted")

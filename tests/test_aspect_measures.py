@@ -195,7 +195,7 @@ def test_official_wrapper_and_dataframes_give_the_same_values(seed):
     assert values[A_Recall @ 25] == pytest.approx(recall, abs=1e-12)
 
 
-def test_a_hand_computed_query():
+def test_alpha_ndcg_and_aspect_recall_equal_a_hand_computed_query():
     # aspects a1 (weight 2 -> 2/3: d1, d2) and a2 (weight 1 -> 1/3: d3); ranking d1, x, d2, d3
     rows = [
         {"id": "biology-0-a1", "content": "", "weight": 2, "supporting_docs": ["d1", "d2"]},

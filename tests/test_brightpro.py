@@ -179,7 +179,9 @@ def test_a_listing_that_stays_busy_is_a_one_line_error_and_nothing_is_cached(
     assert not list(isolated_home.rglob("documents.json"))
 
 
-def test_offline_after_download_and_before(pro, hub, monkeypatch, capsys):
+def test_offline_a_downloaded_domain_needs_no_request_and_another_names_its_file(
+    pro, hub, monkeypatch, capsys
+):
     from ir_bright.cli import main
 
     assert main(["download", "bright-pro/economics"]) == 0
@@ -290,7 +292,7 @@ def test_report_tabulates_the_bright_pro_benchmark(pro, tmp_path, capsys):
 
 
 @pytest.mark.pyterrier
-def test_aspect_measures_in_pt_experiment(pro):
+def test_pt_experiment_scores_aspect_measures_equal_to_hand_values(pro):
     pt = pytest.importorskip("pyterrier")
     import pandas as pd
 

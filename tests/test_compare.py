@@ -321,7 +321,7 @@ def test_markdown_marks_significance_and_has_a_legend(runs, capsys):
     assert "Holm over the table's 4 comparisons" in out and "pool the 72 queries" in out
 
 
-def test_csv_and_latex_outputs(runs, capsys):
+def test_csv_has_the_record_columns_and_latex_is_a_tabular_with_the_dagger_note(runs, capsys):
     folder, _ = runs
     argv = ["compare", str(folder / "base"), str(folder / "mine"), "-b", "bright"]
     assert main([*argv, "--format", "csv"]) == 0

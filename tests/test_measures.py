@@ -238,7 +238,7 @@ def test_calc_gives_aggregates_and_per_query_metrics():
     assert aggregated[Official(nDCG @ 10)] == pytest.approx(protocol.mean("nDCG@10", qrels, run))
 
 
-def test_measure_object_methods_work():
+def test_an_official_measure_s_own_calc_methods_drop_excluded_documents():
     qrels = as_qrels([("q", "x", -100), ("q", "a", 1)])
     run = as_run([("q", "x", 2.0), ("q", "a", 1.0)])
     assert Official(P @ 1).calc_aggregate(qrels, run) == 1.0
