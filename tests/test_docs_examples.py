@@ -68,6 +68,7 @@ def fixture_hub(hub, hub_root, tmp_path, monkeypatch):
     return hub
 
 
+@pytest.mark.slow  # minutes: the pages run the command line, BM25 and Ray for real
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: p.relative_to(ROOT).as_posix())
 def test_every_block_of_the_page_runs_as_written(page, fixture_hub):
     document = PARSER.parse(page)
