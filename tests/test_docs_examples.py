@@ -94,3 +94,20 @@ def test_every_environment_variable_the_package_reads_is_in_the_configuration_ta
     table = (ROOT / "docs" / "configuration.md").read_text()
     documented = set(re.findall(r"^\| `([A-Z_]+)", table, re.MULTILINE))
     assert read - documented == set()
+
+
+def test_every_code_block_is_run_or_labelled_as_output():
+    """A block in another language (or none) would silently escape the test above: only python
+    and bash run; text and bibtex show output or data."""
+    allowed = {"python", "bash", "text", "bibtex"}
+    for page in PAGES:
+        fence = None
+        for number, line in enumerate(page.read_text("utf-8").splitlines(), 1):
+            stripped = line.strip()
+            if not stripped.startswith("```"):
+                continue
+            if fence is None:
+                fence = stripped[3:].strip()
+                assert fence in allowed, f"{page.name}:{number}: a ```{fence} block"
+            elif stripped == "```":
+                fence = None
