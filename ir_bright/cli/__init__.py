@@ -25,7 +25,18 @@ from typing import Any
 
 from ..errors import IrBrightError
 
-SUBCOMMANDS = ("list", "download", "info", "export", "evaluate", "bm25", "report", "compare")
+SUBCOMMANDS = (
+    "list",
+    "download",
+    "info",
+    "export",
+    "evaluate",
+    "bm25",
+    "candidates",
+    "fuse",
+    "report",
+    "compare",
+)
 USAGE_ERROR = 2
 INTERNAL_ERROR = 1
 
