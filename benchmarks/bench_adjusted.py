@@ -44,7 +44,7 @@ threading.Thread(target=sample, daemon=True).start()
 os.environ["IR_DATASETS_HOME"] = str(parquet.parent.parent)
 from ir_bright.bright.adjusted import twins_of
 from ir_bright.hub import HubFile
-from ir_bright.store.parquet import ParquetDocs
+from ir_bright.store import ParquetDocs
 
 docs = ParquetDocs(HubFile(repo="-", path="-", namespace=parquet.parent.name,
                            cache_path=parquet.name), namespace="bench")

@@ -53,7 +53,7 @@ def core_docs():
 def our_docs():
     os.environ["IR_DATASETS_HOME"] = str(parquet.parent.parent)
     from ir_bright.hub import HubFile
-    from ir_bright.store.parquet import ParquetDocs
+    from ir_bright.store import ParquetDocs
     file = HubFile(repo="-", path="-", namespace=parquet.parent.name, cache_path=parquet.name)
     return ParquetDocs(file, namespace="bench")
 

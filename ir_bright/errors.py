@@ -9,8 +9,11 @@ class IrBrightError(Exception):
     """Base of all user-facing errors: bad input, missing data, failed downloads."""
 
 
-class DownloadError(IrBrightError):
-    """A hub file could not be fetched: network, HTTP status, or a transfer cut short."""
+class DownloadError(IrBrightError, OSError):
+    """A hub file could not be fetched: network, HTTP status, or a transfer cut short.
+
+    An ``OSError``, as core ir_datasets' download failures are, so ``except OSError`` handlers
+    written for those keep working."""
 
 
 class OfflineError(DownloadError):

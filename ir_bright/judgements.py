@@ -1,21 +1,36 @@
 """Judgements and exclusions, one mechanism for BRIGHT and MM-BRIGHT.
 
 Both benchmarks remove some documents of each query from its ranking before scoring
-(BRIGHT's ``excluded_ids``, MM-BRIGHT's ``negative_ids`` and Task 4's negative-image pairs).
-ir_bright carries an exclusion as a qrel of relevance :data:`EXCLUDED` (-100, the convention of
-ir_datasets' core BRIGHT module); ``Official(...)`` and ``drop_excluded`` consume it.
+(BRIGHT's ``excluded_ids``: xlang-ai/BRIGHT ``retrievers.py`` ``get_scores``, commit 5ec4cb3;
+MM-BRIGHT's ``negative_ids`` and Task 4's negative-image pairs: mm-bright/MM-BRIGHT
+``src/eval_runner.py``, commit b35eaeb). ir_bright carries an exclusion as a qrel of relevance
+:data:`EXCLUDED` (-100, the convention of ir_datasets' core BRIGHT module): :func:`query_qrels`
+writes it, and :func:`split_qrels` is the one reader of it, for ``Official(...)``,
+``drop_excluded`` and every other consumer (a label below 0 is an exclusion).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Set as AbstractSet
 from functools import partial
-from itertools import filterfalse, repeat
+from itertools import compress, filterfalse, groupby, repeat
+from operator import itemgetter, lt, not_
 from typing import Any
 
 from ir_datasets.formats import TrecQrel
 
-__all__ = ["EXCLUDED", "NO_ID", "is_id", "query_qrels"]
+from .runs.columns import qrel_columns
+
+__all__ = [
+    "EXCLUDED",
+    "NO_ID",
+    "ExcludedDocs",
+    "excluded_docs",
+    "is_id",
+    "query_qrels",
+    "split_qrels",
+]
 
 EXCLUDED = -100
 NO_ID = "N/A"  # the benchmarks' sentinel for "no id" in id lists
@@ -62,3 +77,95 @@ _new_qrel = partial(tuple.__new__, TrecQrel)  # TrecQrel(*fields) without a Pyth
 
 def _excluded_qrels(query_id: str, doc_ids: Iterable[str]) -> Iterator[TrecQrel]:
     return map(_new_qrel, zip(repeat(query_id), doc_ids, repeat(EXCLUDED), repeat("0")))
+
+
+def split_qrels(
+    qrels: Any,
+) -> tuple[dict[str, Mapping[str, int]], Mapping[str, AbstractSet[str]]]:
+    """Split qrels (any ir_measures format) into judgements >= 0 and excluded docs per query.
+
+    A pair judged both ways (never the case in BRIGHT) is excluded from the ranking and still
+    counts its non-negative judgement, as the benchmarks' own code would do. A dict of dicts
+    is read, not copied: a query without exclusions keeps the caller's dict, and a query's
+    excluded docs are an :class:`ExcludedDocs` view of it (never change the dicts while
+    scoring); other formats are split column-wise into new dicts and sets, by C-level
+    iterators, so a million exclusions take a fraction of a second.
+    """
+    if isinstance(qrels, dict):
+        return _split_dict(qrels)
+    query_ids, doc_ids, labels = qrel_columns(qrels)
+    negative = list(map(lt, labels, repeat(0)))
+    kept = list(map(not_, negative))
+    excluded = _group(compress(query_ids, negative), compress(doc_ids, negative), set)
+    judgements = zip(compress(doc_ids, kept), compress(labels, kept))
+    return _group(compress(query_ids, kept), judgements, dict), excluded
+
+
+def excluded_docs(qrels: Any) -> Mapping[str, AbstractSet[str]]:
+    """``{query_id: the doc ids it excludes}`` (judged below 0) of qrels in any format."""
+    return split_qrels(qrels)[1]
+
+
+def _split_dict(
+    qrels: Mapping[str, Mapping[str, int]],
+) -> tuple[dict[str, Mapping[str, int]], dict[str, ExcludedDocs]]:
+    judged: dict[str, Mapping[str, int]] = {}
+    excluded: dict[str, ExcludedDocs] = {}
+    for query_id, labels in qrels.items():
+        kept: Mapping[str, int] = {d: label for d, label in labels.items() if label >= 0}
+        if len(kept) < len(labels):
+            excluded[query_id] = ExcludedDocs(labels, len(labels) - len(kept))
+        else:
+            kept = labels  # nothing excluded: the caller's dict is read as it is
+        if kept:
+            judged[query_id] = kept
+    return judged, excluded
+
+
+class ExcludedDocs(AbstractSet[str]):
+    """The docs one query excludes, read from its labels (those below 0) without a copy.
+
+    A set for every reader (``in``, iteration, ``len``, set operators); ``intersection``
+    finds the excluded docs among a ranking at C speed.
+    """
+
+    __slots__ = ("_count", "_labels", "_set")
+
+    def __init__(self, labels: Mapping[str, int], count: int):
+        self._labels, self._count = labels, count
+        self._set: set[str] | None = None
+
+    @classmethod
+    def _from_iterable(cls, iterable: Iterable[Any]) -> set[Any]:
+        return set(iterable)  # set operators give plain sets
+
+    def __contains__(self, doc_id: object) -> bool:
+        labels: Mapping[Any, int] = self._labels  # any id may be asked for
+        return labels.get(doc_id, 0) < 0
+
+    def __iter__(self) -> Iterator[str]:
+        return (doc_id for doc_id, label in self._labels.items() if label < 0)
+
+    def __len__(self) -> int:
+        return self._count
+
+    def intersection(self, docs: Mapping[str, Any]) -> set[str]:
+        """The excluded docs among the keys of ``docs`` (the set of excluded docs is made on
+        first use and kept: a reused evaluator looks them up faster in a set)."""
+        if self._set is None:
+            labels = self._labels
+            self._set = set(compress(labels, map(lt, labels.values(), repeat(0))))
+        if isinstance(docs, dict):  # a keys view looks the (fewer) excluded docs up in docs
+            return docs.keys() & self._set
+        return self._set.intersection(docs)
+
+
+def _group(query_ids: Iterable[str], items: Iterable[Any], bucket: type) -> dict[str, Any]:
+    """``{query_id: bucket(items of that query)}``; runs of one query are added in one call."""
+    grouped: dict[str, Any] = {}
+    for query_id, rows in groupby(zip(query_ids, items), key=itemgetter(0)):
+        found = grouped.get(query_id)
+        if found is None:
+            found = grouped[query_id] = bucket()
+        found.update(map(itemgetter(1), rows))
+    return grouped

@@ -45,7 +45,7 @@ def _collection(name: str) -> tuple[Mapping[str, Dataset], str]:
 
 
 def _register_measures() -> None:
-    for name in ("scoring.official", "scoring.aspects"):
+    for name in ("scoring.provider", "scoring.aspects"):
         try:
             measures = importlib.import_module(f"{__package__}.{name}")
         except ModuleNotFoundError:
@@ -91,7 +91,9 @@ def our_ids() -> list[str]:
 @cache
 def etc_json(name: str) -> Any:
     """A JSON data file from ``ir_bright/etc``."""
-    return json.loads(resources.files(__package__).joinpath("etc", name).read_text("utf-8"))
+    return json.loads(
+        resources.files(__package__).joinpath("etc").joinpath(name).read_text("utf-8")
+    )
 
 
 @cache
@@ -99,7 +101,9 @@ def etc_yaml(name: str) -> Any:
     """A YAML data file from ``ir_bright/etc``."""
     import yaml
 
-    return yaml.safe_load(resources.files(__package__).joinpath("etc", name).read_text("utf-8"))
+    return yaml.safe_load(
+        resources.files(__package__).joinpath("etc").joinpath(name).read_text("utf-8")
+    )
 
 
 class Documentation:

@@ -15,9 +15,10 @@ import pytest
 from ir_measures import ScoredDoc
 
 import ir_bright
+from ir_bright import hub
 from ir_bright.bright import adjusted
 from ir_bright.cli import main
-from ir_bright.hub import transfer as hub
+from ir_bright.hub import transfer
 from tests import protocol
 from tests.fixtures import bright_hub
 
@@ -209,7 +210,7 @@ def test_aops_and_theoremqa_questions_share_one_pass_and_one_file(
     bright, isolated_home, monkeypatch, hash_passes
 ):
     monkeypatch.delenv("IR_BRIGHT_VERIFY")  # the two corpora are one file only when verified
-    monkeypatch.setattr(hub, "_verify", lambda *args: None)  # as if the fixture matched the pins
+    monkeypatch.setattr(transfer, "verify", lambda *args: None)  # as if it matched the pins
     monkeypatch.setattr(hub.HubFile, "pins", lambda self: (None, None))
     assert qrels_of("bright/aops/adjusted") == expected_qrels(bright.rows["aops"])
     assert qrels_of("bright/theoremqa-questions/adjusted") == expected_qrels(

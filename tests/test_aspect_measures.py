@@ -282,3 +282,33 @@ def test_exclusions_are_minus_100_without_aspect_and_na_is_skipped():
         BrightProQrel("1", "g", 1, "0", "x-1-a1", 1.0),
         BrightProQrel("1", "own", -100, "0", "", 0.0),
     ]
+
+
+@pytest.mark.parametrize("side", ["run", "qrels", "both"])
+def test_integer_query_ids_score_as_their_text(side):
+    """A DataFrame with integer query ids (as pandas reads ``0``) scores as Official does: as
+    the text ids, never silently 0. Values computed by hand as in the query above."""
+    import pandas as pd
+
+    rows = [
+        {"id": "biology-0-a1", "content": "", "weight": 2, "supporting_docs": ["d1", "d2"]},
+        {"id": "biology-0-a2", "content": "", "weight": 1, "supporting_docs": ["d3"]},
+    ]
+    qrels = pd.DataFrame(
+        list(pro_qrels("0", ["d1", "d2", "d3"], (), Aspects(parse_aspects(rows)))),
+        columns=BrightProQrel._fields,
+    )
+    run = pd.DataFrame(
+        {"query_id": ["0"] * 4, "doc_id": ["d1", "x", "d2", "d3"], "score": [4.0, 3, 2, 1]}
+    )
+    if side in ("run", "both"):
+        run["query_id"] = run["query_id"].astype(int)
+    if side in ("qrels", "both"):
+        qrels["query_id"] = qrels["query_id"].astype(int)
+    dcg = 2 / 3 + (2 / 3) * 0.5 / math.log2(4) + (1 / 3) / math.log2(5)
+    ideal = 2 / 3 + (1 / 3) / math.log2(3) + (1 / 3) / math.log2(4)
+    measures = [wAlpha_nDCG @ 25, A_Recall @ 2, Official(wAlpha_nDCG @ 25)]
+    values = ir_measures.calc_aggregate(measures, qrels, run)
+    assert values[wAlpha_nDCG @ 25] == pytest.approx(dcg / ideal, abs=1e-12)
+    assert values[Official(wAlpha_nDCG @ 25)] == pytest.approx(dcg / ideal, abs=1e-12)
+    assert values[A_Recall @ 2] == pytest.approx(2 / 3, abs=1e-12)

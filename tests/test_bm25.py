@@ -316,10 +316,11 @@ def test_second_run_reuses_the_cached_index(bright, monkeypatch):
 def test_aops_and_theoremqa_questions_share_one_index(bright, monkeypatch):
     import ir_datasets
 
-    from ir_bright.hub import transfer as hub
+    from ir_bright import hub
+    from ir_bright.hub import transfer
 
     monkeypatch.delenv("IR_BRIGHT_VERIFY")  # the two corpora are one file only when verified
-    monkeypatch.setattr(hub, "_verify", lambda *args: None)  # as if the fixture matched the pins
+    monkeypatch.setattr(transfer, "verify", lambda *args: None)  # as if it matched the pins
     monkeypatch.setattr(hub.HubFile, "pins", lambda self: (None, None))
 
     aops = bm25.index_folder(ir_datasets.load("bright/aops"))

@@ -10,8 +10,9 @@ import pyarrow.parquet as pq
 import pytest
 
 import ir_bright
+from ir_bright import hub
 from ir_bright.errors import OfflineError
-from ir_bright.hub import transfer as hub
+from ir_bright.hub import transfer
 from tests.fixtures import bright_hub
 from tests.fixtures.bright_hub import REASON_CONFIGS, llm_text, repo_path
 
@@ -208,7 +209,7 @@ def test_bulk_access_gives_arrow_and_pandas_batches(bright):
 def test_aops_and_theoremqa_questions_share_one_download_when_verified(bright, monkeypatch):
     # The two corpora are pinned to one md5; with verification on, one file serves both.
     monkeypatch.delenv("IR_BRIGHT_VERIFY")
-    monkeypatch.setattr(hub, "_verify", lambda *args: None)  # as if the fixture matched the pins
+    monkeypatch.setattr(transfer, "verify", lambda *args: None)  # as if it matched the pins
     monkeypatch.setattr(hub.HubFile, "pins", lambda self: (None, None))
     aops = {d.doc_id for d in ir_datasets.load("bright/aops").docs_iter()}
     theorem = {d.doc_id for d in ir_datasets.load("bright/theoremqa-questions").docs_iter()}

@@ -158,7 +158,7 @@ def test_listing_pages_are_followed_and_cached(pro, hub):
 
 
 def test_a_busy_or_throttling_listing_is_asked_again(pro, hub, monkeypatch):
-    from ir_bright.hub import transfer as hub_module
+    from ir_bright.hub import http as hub_module
 
     waits = []
     monkeypatch.setattr(hub_module, "_sleep", waits.append)
@@ -366,8 +366,8 @@ def test_a_listing_that_is_not_a_list_of_files_is_a_one_line_error(
 ):
     import requests
 
+    from ir_bright import hub
     from ir_bright.errors import DownloadError
-    from ir_bright.hub import transfer as hub
 
     class Answer:
         status_code, links = 200, {}
@@ -378,8 +378,8 @@ def test_a_listing_that_is_not_a_list_of_files_is_a_one_line_error(
         def __exit__(self, *exc):
             return False
 
-        def json(self):
-            return page
+        def iter_content(self, size):
+            yield json.dumps(page).encode()
 
     monkeypatch.setattr(requests, "get", lambda *args, **kwargs: Answer())
     cache = isolated_home / "listing.json"

@@ -161,10 +161,11 @@ def test_info_gives_measures_counts_and_cache_paths(bright, capsys, isolated_hom
 
 
 def test_info_lists_a_built_bm25_index(bright, capsys, tmp_path, monkeypatch):
-    from ir_bright.hub import transfer as hub
+    from ir_bright import hub
+    from ir_bright.hub import transfer
 
     monkeypatch.delenv("IR_BRIGHT_VERIFY")  # the two corpora are one file only when verified
-    monkeypatch.setattr(hub, "_verify", lambda *args: None)  # as if the fixture matched the pins
+    monkeypatch.setattr(transfer, "verify", lambda *args: None)  # as if it matched the pins
     monkeypatch.setattr(hub.HubFile, "pins", lambda self: (None, None))
     cli(capsys, "bm25", "bright/aops", "-o", str(tmp_path / "r.trec"))
     _, out, _ = cli(capsys, "info", "bright/theoremqa-questions", "--format", "json")
@@ -437,12 +438,12 @@ def test_download_into_a_read_only_home_is_a_one_line_error(bright, capsys, monk
 
 
 def test_a_full_disk_during_download_is_a_one_line_error(bright, capsys, monkeypatch):
-    from ir_bright.hub import transfer as hub
+    from ir_bright.hub import transfer
 
     def full(file, target):
         raise OSError(errno.ENOSPC, "No space left on device")
 
-    monkeypatch.setattr(hub, "_download", full)
+    monkeypatch.setattr(transfer, "download", full)
     line = assert_usage_error(capsys, "download", "bright/pony", mentions="No space left")
     assert "free some space" in line
 

@@ -263,7 +263,7 @@ def test_unusable_run_files_exit_2_with_one_line(dataset, tmp_path, capsys, cont
 
 
 def test_a_folder_or_an_unreadable_run_file_exits_2(dataset, tmp_path, capsys, monkeypatch):
-    from ir_bright.runs import read as runs
+    from ir_bright.runs import files as runs
 
     assert_one_line_error(*cli(capsys, TEST_ID, tmp_path), "is a folder, not a run file")
     path = write_run(tmp_path / "secret.run")
@@ -346,9 +346,9 @@ def test_a_run_ranking_many_unscored_queries_is_not_the_wrong_dataset(dataset, t
 
 
 def test_a_gzip_bomb_and_an_oversized_run_exit_2_early(dataset, tmp_path, capsys, monkeypatch):
-    from ir_bright.runs import read as runs
+    from ir_bright.runs import inflate
 
-    monkeypatch.setattr(runs, "_RATIO_GRACE", 1 << 20)
+    monkeypatch.setattr(inflate, "_RATIO_GRACE", 1 << 20)
     path = tmp_path / "bomb.gz"
     path.write_bytes(gzipped(run_text(RUN) + "\n" * (8 << 20)))
     assert_one_line_error(*cli(capsys, TEST_ID, path), r"bomb\.gz: inflates to over 100 times")

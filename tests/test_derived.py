@@ -14,7 +14,7 @@ import pyarrow.ipc as ipc
 import pyarrow.parquet as pq
 import pytest
 
-from ir_bright.store import derived, parquet
+from ir_bright.store import ArrowStore, derived
 
 ROWS = 3000
 
@@ -29,7 +29,7 @@ def corpus(tmp_path):
 
 
 def new_store(path):
-    return parquet.ArrowStore(lambda: path, "id", ["id", "content"])
+    return ArrowStore(lambda: path, "id", ["id", "content"])
 
 
 def buffer_positions(store_path, column: str, chunk: int = 1) -> tuple[int, int]:
@@ -132,7 +132,7 @@ def test_a_damaged_store_is_rebuilt_with_one_warning_and_the_same_result(
     clean = new_store(path)
     expected = list(zip(ids, texts))
     assert [clean.row(i) for i in range(ROWS)] == expected  # builds it
-    store_path = parquet.ArrowStore.path_for(path)
+    store_path = ArrowStore.path_for(path)
     damage(store_path, derived.manifest_path(store_path))
     store = new_store(path)
     caplog.set_level(logging.WARNING)
@@ -157,7 +157,7 @@ def test_the_rebuild_warning_names_the_damage_found_not_the_manifest_it_discarde
 ):
     path, ids, texts = corpus
     assert new_store(path).row(0) == (ids[0], texts[0])  # builds it
-    alter_text(parquet.ArrowStore.path_for(path), None)  # the manifest is left intact
+    alter_text(ArrowStore.path_for(path), None)  # the manifest is left intact
     store = new_store(path)
     caplog.set_level(logging.WARNING)
     if use == "scan":
@@ -173,7 +173,7 @@ def test_a_store_damaged_after_it_was_opened_is_caught_before_use(corpus, caplog
     path, ids, texts = corpus
     store = new_store(path)
     assert store.row(0) == (ids[0], texts[0])  # opened and mapped
-    store_path = parquet.ArrowStore.path_for(path)
+    store_path = ArrowStore.path_for(path)
     alter_text(store_path, None)  # same inode: the mapping sees the change
     assert [store.row(i) for i in range(ROWS)] == list(zip(ids, texts))
     assert sum(r.levelno >= logging.WARNING for r in caplog.records) == 1
@@ -183,7 +183,7 @@ def test_a_store_part_file_that_is_a_link_is_not_followed(corpus, tmp_path):
     path, ids, texts = corpus
     outside = tmp_path / "precious.txt"
     outside.write_text("keep me")
-    os.symlink(outside, parquet.ArrowStore.path_for(path).with_name("docs.parquet.arrow.part"))
+    os.symlink(outside, ArrowStore.path_for(path).with_name("docs.parquet.arrow.part"))
     assert new_store(path).row(3) == (ids[3], texts[3])
     assert outside.read_text() == "keep me"
 
@@ -271,7 +271,7 @@ def test_commands_on_a_damaged_store_print_the_clean_output_and_one_warning(
     clean = run_cli("export", "bright/biology", "docs")
     assert clean.returncode == 0, clean.stderr
     parquet_path = ir_datasets.load("bright/biology").docs_path()
-    store_path = parquet.ArrowStore.path_for(parquet_path)
+    store_path = ArrowStore.path_for(parquet_path)
     damage(store_path, derived.manifest_path(store_path))
     again = run_cli("export", "bright/biology", "docs")
     assert again.returncode == 0 and again.stdout == clean.stdout

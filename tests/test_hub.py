@@ -140,11 +140,11 @@ def test_many_fetchers_probing_one_cache_folder_at_once_never_fail(tmp_path):
     # must not collide (a shared probe name failed one of two processes now and then).
     from concurrent.futures import ThreadPoolExecutor
 
-    from ir_bright.hub.transfer import _make_folder
+    from ir_bright.hub.config import make_folder
 
     def probe_repeatedly(_):
         for _ in range(300):
-            _make_folder(tmp_path / "ns")
+            make_folder(tmp_path / "ns")
 
     with ThreadPoolExecutor(8) as pool:
         list(pool.map(probe_repeatedly, range(8)))

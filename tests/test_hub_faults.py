@@ -11,6 +11,7 @@ import pytest
 
 from ir_bright.errors import CacheError, ChecksumError, DownloadError
 from ir_bright.hub import HubFile
+from ir_bright.hub import http as hub_http
 from ir_bright.hub import transfer as hub_module
 from tests.fixtures import hubserver
 from tests.test_hub import BODY, REPO, hub_file, put
@@ -23,9 +24,11 @@ def unpinned() -> HubFile:
 
 
 def cached_files(home) -> list[str]:
-    """Every file under the cache except lock files."""
+    """Every file under the cache except lock files and provenance records."""
     return sorted(
-        str(p.relative_to(home)) for p in home.rglob("*") if p.is_file() and p.suffix != ".lock"
+        str(p.relative_to(home))
+        for p in home.rglob("*")
+        if p.is_file() and p.suffix != ".lock" and not p.name.endswith(".provenance.json")
     )
 
 
@@ -33,7 +36,7 @@ def cached_files(home) -> list[str]:
 def waits(monkeypatch):
     """The back-off waits, recorded instead of slept."""
     recorded: list[float] = []
-    monkeypatch.setattr(hub_module, "_sleep", recorded.append)
+    monkeypatch.setattr(hub_http, "_sleep", recorded.append)
     return recorded
 
 

@@ -11,7 +11,7 @@ from ir_measures import AP, MRR, RR, P, Qrel, R, ScoredDoc, Success, nDCG
 
 import ir_bright  # noqa: F401  (registers Official with ir_measures)
 from ir_bright.measures import Official
-from ir_bright.scoring import official as measures
+from ir_bright.scoring import provider as measures
 from tests import protocol
 
 NAMES = [

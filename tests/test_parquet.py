@@ -8,7 +8,7 @@ import pytest
 from ir_datasets.formats import GenericDoc
 
 from ir_bright.errors import CacheError
-from ir_bright.store import parquet
+from ir_bright.store import ArrowStore, derived, parquet
 
 ROWS = 5000
 
@@ -42,28 +42,28 @@ def test_abandoning_a_scan_midway_stops_the_reader(corpus, monkeypatch):
 
 def test_store_answers_random_rows_and_is_built_once(corpus):
     path, ids, texts = corpus
-    store = parquet.ArrowStore(lambda: path, "id", ["id", "content"])
+    store = ArrowStore(lambda: path, "id", ["id", "content"])
     assert not store.built()
     assert store.row(4321) == (ids[4321], texts[4321])
     assert store.row_of()[ids[17]] == 17 and len(store) == ROWS
-    built = parquet.ArrowStore.path_for(path)
+    built = ArrowStore.path_for(path)
     stamp = built.stat().st_mtime_ns
-    again = parquet.ArrowStore(lambda: path, "id", ["id", "content"])
+    again = ArrowStore(lambda: path, "id", ["id", "content"])
     assert again.row(0) == (ids[0], texts[0]) and built.stat().st_mtime_ns == stamp
 
 
 def test_a_store_that_cannot_be_rebuilt_is_a_one_line_error_naming_it(corpus, monkeypatch):
     path, _, _ = corpus
-    parquet.ArrowStore.path_for(path).write_bytes(b"ARROW1 cut short")
-    store = parquet.ArrowStore(lambda: path, "id", ["id", "content"])
+    ArrowStore.path_for(path).write_bytes(b"ARROW1 cut short")
+    store = ArrowStore(lambda: path, "id", ["id", "content"])
 
     def refuse(*args, **kwargs):
         raise PermissionError(13, "Permission denied")
 
-    monkeypatch.setattr(parquet.derived, "create_exclusive", refuse)
+    monkeypatch.setattr(derived, "create_exclusive", refuse)
     for use in (store.table, lambda: next(store.batches())):
         with pytest.raises(CacheError) as error:
             use()
         message = str(error.value)
-        assert str(parquet.ArrowStore.path_for(path)) in message and "IR_DATASETS_HOME" in message
+        assert str(ArrowStore.path_for(path)) in message and "IR_DATASETS_HOME" in message
         assert "\n" not in message

@@ -15,8 +15,9 @@ from ir_measures import AP, RR, Qrel, R, ScoredDoc, nDCG
 import ir_bright  # noqa: F401  (registers Official with ir_measures)
 from ir_bright.errors import RunFormatError
 from ir_bright.measures import Official
+from ir_bright.runs import files as run_files
+from ir_bright.runs import inflate, read_run
 from ir_bright.runs import read as runs
-from ir_bright.runs import read_run
 from ir_bright.scoring import Scorer, evaluate
 from tests import protocol
 
@@ -118,19 +119,19 @@ def test_one_huge_line_is_refused_before_it_is_held(tmp_path, monkeypatch):
     path = tmp_path / "r.run"
     path.write_bytes(b"q Q0 a 1 2.0 t\n" + b"y" * (8 << 20))
     seen = []
-    real = runs._line_blocks
+    real = run_files.line_blocks
 
     def spy(chunks, label):
         for item in real(chunks, label):
             seen.append(len(item[1]))
             yield item
 
-    monkeypatch.setattr(runs, "_line_blocks", spy)
+    monkeypatch.setattr(run_files, "line_blocks", spy)
     with pytest.raises(RunFormatError, match=r"line 2: longer than 64 KiB"):
         read_run(gzip_file(tmp_path / "r.gz", path.read_bytes()))
     with pytest.raises(RunFormatError, match=r"line 2: longer than 64 KiB"):
         read_run(path)
-    assert max(seen) < 2 * runs.BLOCK_BYTES
+    assert max(seen) < 2 * run_files.BLOCK_BYTES
 
 
 def gzip_file(path, data):
@@ -139,24 +140,24 @@ def gzip_file(path, data):
 
 
 def test_a_gzip_bomb_of_newlines_is_refused_early(tmp_path, monkeypatch):
-    monkeypatch.setattr(runs, "_RATIO_GRACE", 1 << 20)
+    monkeypatch.setattr(inflate, "_RATIO_GRACE", 1 << 20)
     path = gzip_file(tmp_path / "bomb.gz", b"q Q0 a 1 2.0 t\n" + b"\n" * (8 << 20))
     produced = []
-    real = runs._gzip_chunks
+    real = run_files.gzip_chunks
 
     def counting(raw, label):
         for chunk in real(raw, label):
             produced.append(len(chunk))
             yield chunk
 
-    monkeypatch.setattr(runs, "_gzip_chunks", counting)
+    monkeypatch.setattr(run_files, "gzip_chunks", counting)
     with pytest.raises(RunFormatError, match=r"bomb\.gz: inflates to over 100 times"):
         read_run(path)
     assert sum(produced) < 3 << 20
 
 
 def test_a_real_gzip_run_is_far_below_the_ratio(tmp_path, monkeypatch):
-    monkeypatch.setattr(runs, "_RATIO_GRACE", 0)
+    monkeypatch.setattr(inflate, "_RATIO_GRACE", 0)
     rows = [("q1", f"doc/{i}.txt", 0.0) for i in range(20000)]
     path = gzip_file(tmp_path / "r.gz", run_text(rows).encode())
     assert len(read_run(path)["q1"]) == 20000
@@ -188,7 +189,7 @@ def test_gzip_members_and_zero_padding_are_read_as_gzip_does(tmp_path):
 
 
 def test_lines_across_block_bounds_keep_their_numbers(tmp_path, monkeypatch):
-    monkeypatch.setattr(runs, "BLOCK_BYTES", 64)
+    monkeypatch.setattr(run_files, "BLOCK_BYTES", 64)
     rows = many_rows(4, 30)
     text = run_text(rows[:70]) + "\n\n" + run_text(rows[70:])
     path = tmp_path / "r.run"
@@ -323,7 +324,7 @@ def test_a_dict_of_dicts_is_read_without_being_changed(tmp_path):
 
 
 def test_a_run_file_is_read_in_disjoint_parts_of_whole_queries(tmp_path, monkeypatch):
-    monkeypatch.setattr(runs, "BLOCK_BYTES", 64)  # queries cut across blocks as well
+    monkeypatch.setattr(run_files, "BLOCK_BYTES", 64)  # queries cut across blocks as well
     rows = many_rows(6, 30)
     path = tmp_path / "r.run"
     path.write_text(run_text(rows))
@@ -343,12 +344,12 @@ def test_the_part_reader_refuses_a_query_whose_lines_resume_later(tmp_path):
     path.write_text(run_text(rows[:3] + rows[5:] + rows[3:5]))  # q0 comes back on line 14
     with pytest.raises(runs.QueriesNotGrouped, match=r"line 14: the lines of query 'q0'"):
         list(runs.read_run_parts(path))
-    assert not runs.streamable(str(tmp_path)) and not runs.streamable(runs.STDIN)
-    assert runs.streamable(path) and runs.streamable(str(path))
+    assert not runs.streamable(str(tmp_path)) and not runs.streamable(run_text(rows))
+    assert runs.streamable(path) and runs.streamable(str(path)) and runs.streamable(runs.STDIN)
 
 
 def test_a_duplicate_in_a_later_block_is_refused_by_the_part_reader(tmp_path, monkeypatch):
-    monkeypatch.setattr(runs, "BLOCK_BYTES", 64)
+    monkeypatch.setattr(run_files, "BLOCK_BYTES", 64)
     rows = many_rows(2, 20)
     path = tmp_path / "r.run"
     path.write_text(run_text(rows + [("q1", "doc-1-0", 0.5)]))

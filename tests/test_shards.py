@@ -7,7 +7,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from ir_bright.store.parquet import ParquetDocs, read_row_range, shard_rows
+from ir_bright.store import ParquetDocs, read_row_range, shard_rows
 
 
 class LocalFile:

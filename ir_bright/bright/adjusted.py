@@ -1,4 +1,4 @@
-"""BRIGHT with duplicate-aware qrels: ``bright/<domain>/adjusted`` (BRIGHT-PRO.md §4).
+"""BRIGHT with duplicate-aware qrels: ``bright/<domain>/adjusted``.
 
 BRIGHT's corpora hold documents whose text is the same under different ids, and a retriever
 that returns the twin of a gold document earns nothing under the original qrels. The
@@ -104,7 +104,7 @@ class AdjustedQrels(BaseQrels):
         """BRIGHT's qrels of each query with the added twins after its gold ids (computed on
         first use: that downloads the corpus if it is not cached)."""
         added: dict[str, list[str]] = {}
-        for query_id, doc_id in self.adjustment()["added"]:
+        for query_id, doc_id in self.computed()["added"]:
             added.setdefault(query_id, []).append(doc_id)
         for query_id, gold, excluded in self.base.judgement_rows():
             judged = [(g, 1) for g in gold] + [(d, 1) for d in added.get(query_id, ())]
@@ -148,6 +148,10 @@ class AdjustedQrels(BaseQrels):
             if self.docs_file.cached_path() is None or not self.base.examples_file().is_cached():
                 return None
             return self._current(self.cache_path(), damaged="raise")
+        return self.computed()
+
+    def computed(self) -> dict[str, Any]:
+        """This domain's section of the cache file, computed (under the lock) if needed."""
         corpus = self.docs.docs_path()  # fetched first: the cache lives next to it
         target = corpus.with_name(corpus.name + CACHE_SUFFIX)
         section = self._current(target)
@@ -274,7 +278,7 @@ def _compute(members: list[AdjustedQrels], corpus: Path) -> dict[str, Any]:
     twins = twins_of(members[0].docs.docs_arrow(), gold)
     domains = {}
     for member in members:
-        section = _domain_lists(rows[member.split], twins)
+        section: dict[str, Any] = dict(_domain_lists(rows[member.split], twins))
         section["examples"] = _identity(member.base.examples_file().fetch())
         if section["excluded_twins"]:
             logger.warning(

@@ -29,7 +29,8 @@ from ..errors import OfflineError
 from ..judgements import EXCLUDED, query_qrels
 from ..records import BrightQuery, BrightReasoningQuery
 from ..registry import Documentation, dataset, etc_json, etc_yaml
-from ..store.parquet import ParquetDocs, cached_row_count, read_columns
+from ..store.docs import ParquetDocs
+from ..store.schema import IDS, QUERY_ID, TEXT, Column, cached_unique_rows, checked_columns
 from .adjusted import Adjustments
 
 __all__ = ["datasets", "BrightQueries", "BrightReasoningQueries", "BrightQrels"]
@@ -51,6 +52,19 @@ REASON_FIELDS = {
     "llama3_70b_reason": "llama3-70b",
 }
 
+EXAMPLES_SPEC = {
+    "id": Column(QUERY_ID),
+    "query": Column(TEXT),
+    "reasoning": Column(TEXT, nullable=True),
+    "gold_answer": Column(TEXT, nullable=True),
+    "gold_ids": Column(IDS, nullable=True),
+    "gold_ids_long": Column(IDS, nullable=True),
+    "excluded_ids": Column(IDS, nullable=True),
+}
+"""The ``examples`` columns ir_bright reads, and what each holds (:mod:`ir_bright.store.schema`)."""
+REASON_SPEC = {"id": Column(QUERY_ID), "query": Column(TEXT, nullable=True)}
+"""The columns read from a ``<model>_reason`` config: the id and the model's reasoning."""
+
 
 @cache
 def _files() -> dict[str, hub.HubFile]:
@@ -71,13 +85,14 @@ class _ExamplesQueries(BaseQueries):
 
     def _examples(self) -> dict[str, list]:
         path = _file("examples", self._split).fetch()
-        rows = read_columns(path, ["id", "query", "reasoning", "gold_answer"])
+        rows = checked_columns(path, EXAMPLES_SPEC, ["id", "query", "reasoning", "gold_answer"])
         rows["id"] = [str(query_id) for query_id in rows["id"]]
         return rows
 
     def _llm_texts(self, model: str) -> dict[str, str]:
         """``{query id: the model's reasoning}`` from the ``query`` column of its config."""
-        rows = read_columns(_file(_reason_config(model), self._split).fetch(), ["id", "query"])
+        path = _file(_reason_config(model), self._split).fetch()
+        rows = checked_columns(path, REASON_SPEC, ["id", "query"])
         return dict(zip(map(str, rows["id"]), rows["query"]))
 
     def query_texts(self) -> Iterator[tuple[str, str]]:
@@ -88,7 +103,7 @@ class _ExamplesQueries(BaseQueries):
 
     def queries_count(self) -> int | None:
         """The cached ``examples`` file's row count, or None (the recorded count is used)."""
-        return cached_row_count(_file("examples", self._split))
+        return cached_unique_rows(_file("examples", self._split), EXAMPLES_SPEC)
 
     def queries_cls(self) -> type:
         """The record type."""
@@ -113,12 +128,15 @@ class BrightQueries(_ExamplesQueries):
         rows = self._examples()
         reasons = [self._llm_texts_or_none(model) for model in REASON_FIELDS.values()]
         for i, query_id in enumerate(rows["id"]):
-            yield BrightQuery(
-                query_id,
-                rows["query"][i],
-                rows["reasoning"][i],
-                rows["gold_answer"][i],
-                *(texts.get(query_id) for texts in reasons),
+            # _make: a *_reason field left empty offline is None (see ir_bright.records)
+            yield BrightQuery._make(
+                (
+                    query_id,
+                    rows["query"][i],
+                    rows["reasoning"][i],
+                    rows["gold_answer"][i],
+                    *(texts.get(query_id) for texts in reasons),
+                )
             )
 
     def query_texts(self) -> Iterator[tuple[str, str]]:
@@ -148,12 +166,15 @@ class BrightReasoningQueries(_ExamplesQueries):
         rows = self._examples()
         llm_text = self._llm_texts(self._model)
         for i, query_id in enumerate(rows["id"]):
-            yield BrightReasoningQuery(
-                query_id,
-                llm_text.get(query_id),
-                rows["query"][i],
-                rows["reasoning"][i],
-                rows["gold_answer"][i],
+            # _make: the text is None for a query the model's config lacks
+            yield BrightReasoningQuery._make(
+                (
+                    query_id,
+                    llm_text.get(query_id),
+                    rows["query"][i],
+                    rows["reasoning"][i],
+                    rows["gold_answer"][i],
+                )
             )
 
 
@@ -172,7 +193,8 @@ class BrightQrels(BaseQrels):
     def judgement_rows(self) -> Iterator[tuple[str, list[str], list[str]]]:
         """``(query id, gold ids, excluded ids)`` of each ``examples`` row, in the hub's order,
         the lists as the hub has them (sentinels and repeats included)."""
-        rows = read_columns(self.examples_file().fetch(), ["id", self._gold_column, "excluded_ids"])
+        columns = ["id", self._gold_column, "excluded_ids"]
+        rows = checked_columns(self.examples_file().fetch(), EXAMPLES_SPEC, columns)
         for query_id, gold, excluded in zip(
             rows["id"], rows[self._gold_column], rows["excluded_ids"]
         ):
@@ -240,84 +262,110 @@ def datasets() -> dict[str, Dataset]:
 
 
 def _domain_datasets(
-    split, domain, long, spec, counts, docs_yaml, adjustments
+    split: str,
+    domain: dict[str, Any],
+    long: bool,
+    spec: dict[str, Any],
+    counts: dict[str, Any],
+    docs_yaml: dict[str, Any],
+    adjustments: Adjustments,
 ) -> dict[str, Dataset]:
-    base_id = f"{NAMESPACE}/{domain['id']}{spec['suffix']}"
-    docs_file = _file("long_documents" if long else "documents", split)
-    docs_count = counts["long_docs" if long else "docs"]
-    docs = ParquetDocs(
-        docs_file,
-        namespace=f"{NAMESPACE}:{(docs_file.twin or docs_file).path}",  # aops = theoremqa-qs
-        count=docs_count,
-    )
-    qrels = BrightQrels(split, "gold_ids_long" if long else "gold_ids")
-    metadata = {
-        "docs": {"count": docs_count},
-        "queries": {"count": counts["queries"]},
-        "qrels": counts["long_qrels" if long else "qrels"],
-    }
-    collection = docs_yaml["collection"]
-    setting_name = "long documents" if long else "short documents"
-    reasoning = docs_yaml["reasoning"]
-    models = reasoning["models"]
-    base_doc = {
-        "pretty_name": f"BRIGHT {domain['name']} ({setting_name})",
-        "desc": f"{domain['name']}: {domain['source']}. {spec['desc']}",
-        "bibtex": collection["bibtex"],
-        "official_measures": list(spec["official_measures"]),
-        "website": collection["website"],
-    }
-    examples = _file("examples", split)
-    reason_files = {model: _file(about["config"], split) for model, about in models.items()}
-    result = {
-        base_id: dataset(
-            base_id,
-            docs,
-            BrightQueries(split),
-            qrels,
-            Documentation(base_doc),
-            metadata=metadata,
-            files=[examples, docs_file, *reason_files.values()],
-        )
-    }
+    """The base id of one domain and setting, its ``adjusted`` id (short documents only) and
+    its ``<model>-reason`` ids."""
+    base = _Base(split, domain, long, spec, counts, docs_yaml)
+    result = {base.id: base.dataset()}
     if not long:
-        adjusted_id = f"{base_id}/adjusted"
-        about = docs_yaml["adjusted"]
-        result[adjusted_id] = dataset(
-            adjusted_id,
-            docs,
-            BrightQueries(split),
-            adjustments.qrels(split, qrels, docs, docs_file),
-            Documentation(
-                dict(
-                    base_doc,
-                    pretty_name=f"{base_doc['pretty_name']}, duplicate-aware qrels",
-                    desc=about["desc"].format(base=base_id),
-                    official_measures=list(about["official_measures"]),
-                )
-            ),
-            metadata={"docs": metadata["docs"], "queries": metadata["queries"]},
-            files=[examples, docs_file, *reason_files.values(), *_corpus_partners(split)],
-        )
-    for model, about in models.items():
-        variant_id = f"{base_id}/{model}-reason"
-        variant_doc = dict(
-            base_doc,
-            pretty_name=f"{base_doc['pretty_name']}, {about['name']} reasoning as queries",
-            desc=reasoning["desc"].format(
-                model=about["name"], config=about["config"], base=base_id
-            ),
-        )
-        result[variant_id] = dataset(
-            variant_id,
-            docs,
-            BrightReasoningQueries(split, model),
-            qrels,
-            Documentation(variant_doc),
-            metadata=metadata,
-            files=[examples, docs_file, reason_files[model]],
-        )
+        result.update(base.adjusted(docs_yaml["adjusted"], adjustments))
+    for model, about in docs_yaml["reasoning"]["models"].items():
+        result.update(base.reasoning(model, about, docs_yaml["reasoning"]["desc"]))
     return result
+
+
+class _Base:
+    """The pieces that the datasets of one domain and setting share."""
+
+    def __init__(self, split, domain, long, spec, counts, docs_yaml) -> None:
+        self.split = split
+        self.id = f"{NAMESPACE}/{domain['id']}{spec['suffix']}"
+        self.docs_file = _file("long_documents" if long else "documents", split)
+        docs_count = counts["long_docs" if long else "docs"]
+        shared = self.docs_file.twin or self.docs_file  # aops and theoremqa-questions: one
+        self.docs = ParquetDocs(self.docs_file, f"{NAMESPACE}:{shared.path}", count=docs_count)
+        self.qrels = BrightQrels(split, "gold_ids_long" if long else "gold_ids")
+        self.metadata = {
+            "docs": {"count": docs_count},
+            "queries": {"count": counts["queries"]},
+            "qrels": counts["long_qrels" if long else "qrels"],
+        }
+        collection = docs_yaml["collection"]
+        setting_name = "long documents" if long else "short documents"
+        self.doc = {
+            "pretty_name": f"BRIGHT {domain['name']} ({setting_name})",
+            "desc": f"{domain['name']}: {domain['source']}. {spec['desc']}",
+            "bibtex": collection["bibtex"],
+            "official_measures": list(spec["official_measures"]),
+            "website": collection["website"],
+        }
+        models = docs_yaml["reasoning"]["models"]
+        self.reason_files = {m: _file(about["config"], split) for m, about in models.items()}
+        self.files = [_file("examples", split), self.docs_file]
+
+    def dataset(self) -> Dataset:
+        """``bright/<domain>[-long]``."""
+        files = [*self.files, *self.reason_files.values()]
+        return dataset(
+            self.id,
+            self.docs,
+            BrightQueries(self.split),
+            self.qrels,
+            Documentation(self.doc),
+            metadata=self.metadata,
+            files=files,
+        )
+
+    def adjusted(self, about: dict[str, Any], adjustments: Adjustments) -> dict[str, Dataset]:
+        """``bright/<domain>/adjusted``: the duplicate-aware qrels."""
+        adjusted_id = f"{self.id}/adjusted"
+        doc = dict(
+            self.doc,
+            pretty_name=f"{self.doc['pretty_name']}, duplicate-aware qrels",
+            desc=about["desc"].format(base=self.id),
+            official_measures=list(about["official_measures"]),
+        )
+        files = [*self.files, *self.reason_files.values(), *_corpus_partners(self.split)]
+        qrels = adjustments.qrels(self.split, self.qrels, self.docs, self.docs_file)
+        metadata = {"docs": self.metadata["docs"], "queries": self.metadata["queries"]}
+        return {
+            adjusted_id: dataset(
+                adjusted_id,
+                self.docs,
+                BrightQueries(self.split),
+                qrels,
+                Documentation(doc),
+                metadata=metadata,
+                files=files,
+            )
+        }
+
+    def reasoning(self, model: str, about: dict[str, Any], desc: str) -> dict[str, Dataset]:
+        """``.../<model>-reason``: the model's reasoning as the query text."""
+        variant_id = f"{self.id}/{model}-reason"
+        doc = dict(
+            self.doc,
+            pretty_name=f"{self.doc['pretty_name']}, {about['name']} reasoning as queries",
+            desc=desc.format(model=about["name"], config=about["config"], base=self.id),
+        )
+        return {
+            variant_id: dataset(
+                variant_id,
+                self.docs,
+                BrightReasoningQueries(self.split, model),
+                self.qrels,
+                Documentation(doc),
+                metadata=self.metadata,
+                files=[*self.files, self.reason_files[model]],
+            )
+        }
 
 
 def _collection_doc(collection: dict[str, Any]) -> dict[str, Any]:

@@ -27,7 +27,7 @@ from ir_datasets.formats import BaseQrels, BaseQueries
 from ..judgements import EXCLUDED
 from ..records import BrightProAspect, BrightProQrel, BrightProQuery
 from ..registry import Documentation, collection_root, dataset, etc_json, etc_yaml
-from ..store.parquet import ParquetDocs
+from ..store.docs import ParquetDocs
 from .aspects import Aspects, parse_aspects, pro_qrels
 from .source import CONFIGS, NAMESPACE, DocsFile, Split
 
@@ -57,14 +57,24 @@ class _Examples:
         self.file = Split("examples", split)
 
     def rows(self) -> Iterator[dict[str, Any]]:
-        """The rows (query id made a string), in the hub's order; a subset id missing from
-        the rows is named in a warning."""
-        found = set()
+        """The rows (query id made a string), in the hub's order, the first row of a repeated
+        id only (one warning); a subset id missing from the rows is named in a warning."""
+        found, seen, repeated = set(), set(), 0
         for row in self.file.rows(EXAMPLE_FIELDS):
             query_id = str(row["id"])
+            if query_id in seen:
+                repeated += 1
+                continue
+            seen.add(query_id)
             if self.subset is None or query_id in self.subset:
                 found.add(query_id)
                 yield {**row, "id": query_id}
+        if repeated:
+            logger.warning(
+                "%d rows of the %s examples repeat a query id: the first row of each is used",
+                repeated,
+                self.split,
+            )
         if self.subset is not None and len(found) < len(self.subset):
             missing = sorted(self.subset - found)
             logger.warning(
@@ -88,7 +98,8 @@ class ProQueries(BaseQueries):
     def queries_iter(self) -> Iterator[BrightProQuery]:
         """Yield ``BrightProQuery`` records in the hub's row order."""
         for row in self._examples.rows():
-            yield BrightProQuery(row["id"], row["query"], row.get("reference_answer"))
+            # _make: a missing reference answer is None (see ir_bright.records)
+            yield BrightProQuery._make((row["id"], row["query"], row.get("reference_answer")))
 
     def queries_count(self) -> int | None:
         """The number of queries when ``examples`` is cached, else the subset's size or None."""

@@ -63,14 +63,16 @@ def parse_aspects(
         totals[stem] = totals.get(stem, 0.0) + weight
         docs = tuple(str(d) for d in row.get("supporting_docs") or ())
         raw.append((aspect_id, stem, row.get("content"), weight, docs))
-    return [
-        BrightProAspect(
-            aspect_id,
-            stem.rsplit("-", 1)[-1],
-            text,
-            weight,
-            weight / totals[stem] if totals[stem] > 0 else 0.0,
-            docs,
+    return [  # _make: a missing aspect text is None (see ir_bright.records)
+        BrightProAspect._make(
+            (
+                aspect_id,
+                stem.rsplit("-", 1)[-1],
+                text,
+                weight,
+                weight / totals[stem] if totals[stem] > 0 else 0.0,
+                docs,
+            )
         )
         for aspect_id, stem, text, weight, docs in raw
     ]
@@ -93,9 +95,13 @@ class Aspects:
 
 
 def pro_qrels(
-    query_id: str, gold: Iterable[str], excluded: Iterable[str], aspects: Aspects
+    query_id: str,
+    gold: Iterable[str] | None,
+    excluded: Iterable[str] | None,
+    aspects: Aspects,
 ) -> Iterator[BrightProQrel]:
-    """The qrels of one query, each carrying its doc's aspect and the aspect's weight."""
+    """The qrels of one query, each carrying its doc's aspect and the aspect's weight (a
+    missing list is empty)."""
     gold = [str(g) for g in gold or ()]
     if len(set(gold)) < len(gold):
         logger.warning(
@@ -109,7 +115,10 @@ def pro_qrels(
         aspect = aspects.of_doc.get(qrel.doc_id, "") if qrel.relevance > 0 else ""
         if aspect:
             query_aspects[aspect] = None
-        yield BrightProQrel(*qrel, aspect, aspects.weight.get(aspect, 0.0))
+        weight = aspects.weight.get(aspect, 0.0)
+        yield BrightProQrel(
+            qrel.query_id, qrel.doc_id, qrel.relevance, qrel.iteration, aspect, weight
+        )
     for aspect in query_aspects:
         for doc_id in aspects.docs[aspect]:
             if doc_id not in gold_set:

@@ -31,7 +31,8 @@ from .. import hub
 from ..errors import CacheError, DownloadError
 from ..registry import etc_json
 from ..store import derived
-from ..store.parquet import open_parquet, read_batches
+from ..store.parquet import open_parquet
+from ..store.schema import QUERY_ID, TEXT, Column, checked_batches
 
 __all__ = ["CONFIGS", "REPO", "NAMESPACE", "Split", "revision"]
 
@@ -111,10 +112,10 @@ class Split:
             )
         return files
 
-    def hub_files(self) -> list[Any]:
+    def hub_files(self) -> list[hub.HubFileLike]:
         """The split's hub files when the listing is cached, else one :class:`Unlisted`
         stand-in (no network call either way)."""
-        return self.files() if self.listed() else [Unlisted(self)]
+        return [*self.files()] if self.listed() else [Unlisted(self)]
 
     def rows(
         self, fields: Mapping[str, tuple[type, ...] | None] | None = None
@@ -138,7 +139,8 @@ class Split:
 
 class Unlisted:
     """Stands for a split whose folder listing is not cached yet: ``download`` expands it
-    into the split's hub files (one listing call); fetching it fetches them all."""
+    into the split's hub files (one listing call); fetching it fetches them all. It is a
+    :class:`~ir_bright.hub.HubFileLike`, as the hub files it stands for."""
 
     def __init__(self, split: Split):
         self._split = split
@@ -207,8 +209,9 @@ class DocsFile:
         rewrite), or None (not listed, not all cached, or not parquet)."""
         if not self._split.listed():
             return None
-        paths = [file.cached_path() for file in self._split.files()]
-        if not all(path is not None and _is_parquet(path) for path in paths):
+        cached = [file.cached_path() for file in self._split.files()]
+        paths = [path for path in cached if path is not None and _is_parquet(path)]
+        if len(paths) < len(cached):
             return None
         return sum(open_parquet(path).metadata.num_rows for path in paths)
 
@@ -232,6 +235,11 @@ class DocsFile:
         return target
 
 
+HUB_DOCS_SPEC = {"id": Column(QUERY_ID), "content": Column(TEXT)}
+"""A BRIGHT-Pro documents file on the hub: ids text or integers (read as their decimal text,
+as the gold ids are), contents text; the rewritten corpus is then checked as any other."""
+
+
 def _write_docs(sources: list[Path], target: Path) -> None:
     schema = pa.schema([("id", pa.string()), ("content", pa.string())])
     try:
@@ -251,7 +259,7 @@ def _write_docs(sources: list[Path], target: Path) -> None:
 def _doc_batches(sources: list[Path], schema: pa.Schema) -> Iterator[pa.RecordBatch]:
     for path in sources:
         if _is_parquet(path):
-            for batch in read_batches(path, ["id", "content"]):
+            for batch in checked_batches(path, HUB_DOCS_SPEC, ["id", "content"]):
                 yield pa.RecordBatch.from_arrays(
                     [batch.column(0).cast(pa.string()), batch.column(1).cast(pa.string())],
                     schema=schema,
@@ -260,8 +268,8 @@ def _doc_batches(sources: list[Path], schema: pa.Schema) -> Iterator[pa.RecordBa
         ids: list[str] = []
         texts: list[str] = []
         for row in _json_rows(path):
-            ids.append(str(_field(row, "id", path)))
-            texts.append(_field(row, "content", path))
+            ids.append(str(_field(row, "id", path, (str, int))))
+            texts.append(_field(row, "content", path, (str,)))
             if len(ids) == _BATCH_ROWS:
                 yield pa.RecordBatch.from_arrays([pa.array(ids), pa.array(texts)], schema=schema)
                 ids, texts = [], []

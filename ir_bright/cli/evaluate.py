@@ -1,9 +1,11 @@
 """``ir-bright evaluate DATASET RUN [RUN ...]``: official scores of TREC run files.
 
 Every run is read and scored before anything is printed, so a bad run gives one error line
-(exit status 2) and no partial table. Results go to stdout, warnings to stderr. ``--stock``
-adds, beside each official value, the value stock ir_measures gives the same run and the
-dataset's qrels (excluded documents left in place), labelled ``stock:<measure>``.
+(exit status 2) and no partial table. Results go to stdout (or ``-o FILE``, written by
+:class:`ir_bright.outputs.Output`: never one of the input runs or a file of the cache),
+warnings to stderr. ``--stock`` adds, beside each official value, the value stock ir_measures
+gives the same run and the dataset's qrels (excluded documents left in place), labelled
+``stock:<measure>``.
 """
 
 from __future__ import annotations
@@ -11,10 +13,10 @@ from __future__ import annotations
 import argparse
 import csv
 import json
-import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import IO, Any
 
+from ..outputs import Output
 from ..runs import read_run
 from ..scoring import Scorer
 from . import add_subcommand
@@ -34,7 +36,7 @@ theoremqa-questions). Queries missing from a run count as 0. A run file repeatin
 examples:
   ir-bright evaluate bright/aops bm25.run
   ir-bright evaluate bright/biology a.run b.run.gz -m nDCG@10 -m R@100 -m RR
-  ir-bright evaluate bright/pony-long run.txt --per-query --format csv > per_query.csv
+  ir-bright evaluate bright/pony-long run.txt --per-query --format csv -o per_query.csv
   ir-bright evaluate bright/leetcode/gpt4-reason run.trec --format json
   ir-bright evaluate bright/aops bm25.run --stock     nDCG@10 and stock:nDCG@10 side by side
   ir-bright bm25 bright/pony | ir-bright evaluate bright/pony -
@@ -80,11 +82,18 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         f"kept in the ranking), in a column {STOCK}<measure> beside the official one",
     )
     parser.add_argument("--format", choices=FORMATS, default="table", help="output format")
+    parser.add_argument(
+        "-o",
+        "--output",
+        metavar="FILE",
+        help="write the results to FILE (replaced only once complete) instead of stdout",
+    )
     return parser
 
 
 def run(args: argparse.Namespace) -> int:
     """Score every run and print the results; errors propagate as IrBrightError."""
+    output = Output(args.output, "the results", inputs=args.runs)
     scorer = Scorer(args.dataset, args.measures)
     stock = StockScorer(scorer) if args.stock else None
     results = [(path, _score(scorer, stock, path, args.per_query)) for path in args.runs]
@@ -92,7 +101,8 @@ def run(args: argparse.Namespace) -> int:
     if stock is not None:
         names = [name for official in names for name in (official, STOCK + official)]
     write = {"table": _write_table, "json": _write_json, "csv": _write_csv}[args.format]
-    write(results, names, args.per_query)
+    with output.open(newline="") as out:
+        write(out, results, names, args.per_query)
     return 0
 
 
@@ -171,7 +181,7 @@ def _header(names: Sequence[str], per_query: bool) -> list[str]:
     return ["run", "query"] + list(names) if per_query else ["run"] + list(names)
 
 
-def _write_table(results: Results, names: Sequence[str], per_query: bool) -> None:
+def _write_table(out: IO[str], results: Results, names: Sequence[str], per_query: bool) -> None:
     header = _header(names, per_query)
     keys = 2 if per_query else 1
     rows = [
@@ -183,16 +193,16 @@ def _write_table(results: Results, names: Sequence[str], per_query: bool) -> Non
             str(c).ljust(w) if i < keys else str(c).rjust(w)
             for i, (c, w) in enumerate(zip(row, widths))
         ]
-        print("  ".join(cells).rstrip())
+        print("  ".join(cells).rstrip(), file=out)
 
 
-def _write_json(results: Results, names: Sequence[str], per_query: bool) -> None:
-    json.dump(dict(results), sys.stdout, indent=2)
-    print()
+def _write_json(out: IO[str], results: Results, names: Sequence[str], per_query: bool) -> None:
+    json.dump(dict(results), out, indent=2)
+    print(file=out)
 
 
-def _write_csv(results: Results, names: Sequence[str], per_query: bool) -> None:
-    writer = csv.writer(sys.stdout, lineterminator="\n")
+def _write_csv(out: IO[str], results: Results, names: Sequence[str], per_query: bool) -> None:
+    writer = csv.writer(out, lineterminator="\n")
     writer.writerow(_header(names, per_query))
     keys = 2 if per_query else 1
     writer.writerows(

@@ -1,29 +1,39 @@
 """The hub client: one file of a Hugging Face hub dataset, fetched once into a verified cache.
 
 It knows nothing about BRIGHT: the collections describe their files as :class:`HubFile`
-(repository, revision, path, cache place, pins) and ask for a local path.
+(repository, revision, path, cache place, pins) and ask for a local path. Its modules, each
+importing only those above it in this list: :mod:`.config` (every environment variable),
+:mod:`.http` (requests and the retry loop), :mod:`.listing` (the listing APIs), :mod:`.verify`
+(pins and published checksums), :mod:`.provenance` (where each cached file came from),
+:mod:`.transfer` (one file's download), :mod:`.files`
+(:class:`HubFile`, :class:`HubFileLike`, the catalogues).
 """
 
-from .transfer import (
-    HubFile,
-    ListedEntry,
+from .config import (
+    HttpSettings,
     cache_home,
-    catalogue,
     endpoint,
-    human_size,
-    list_folder,
+    http_settings,
     offline,
     redact,
     verification_enabled,
     verification_mode,
 )
+from .files import HubFile, HubFileLike, catalogue
+from .listing import ListedEntry, list_folder
+from .provenance import file_provenance
+from .transfer import human_size
 
 __all__ = [
+    "HttpSettings",
     "HubFile",
+    "HubFileLike",
     "ListedEntry",
     "cache_home",
     "catalogue",
     "endpoint",
+    "file_provenance",
+    "http_settings",
     "human_size",
     "list_folder",
     "offline",

@@ -28,7 +28,8 @@ from .. import hub
 from ..errors import DatasetNotFoundError
 from ..judgements import EXCLUDED
 from ..registry import Documentation, collection_root, dataset, etc_json, etc_yaml
-from ..store.parquet import ParquetDocs, open_parquet
+from ..store.docs import ParquetDocs
+from ..store.parquet import open_parquet
 from .images import ImageCorpus, ImageDocs
 from .keys import NO_IMAGE, image_key
 from .pairs import PairCorpus, PairDocs
@@ -56,6 +57,7 @@ __all__ = ["datasets", "summary", "NAMESPACE", "TASKS", "KEY_RULE_OF_TASK", "NO_
 NAMESPACE = "mm-bright"
 REPLACEMENT_REASON = "ir_datasets has no MM-BRIGHT of its own"
 TASKS = ("task1", "task2", "task3", "task4", "task4-legacy")
+CONFIGS = (DOCUMENTS, EXAMPLES, MULTIMODAL, DOC_IMAGES, QUERY_IMAGES)
 KEY_RULE_OF_TASK = {"task4": "paper", "task4-legacy": "legacy"}
 
 
@@ -98,20 +100,11 @@ def datasets() -> dict[str, Dataset]:
 
 
 def _domain_datasets(name: str, pretty: str, docs_yaml: dict[str, Any]) -> dict[str, Dataset]:
+    """``mm-bright/<domain>`` and its five task ids."""
     counts = etc_json("mmbright_counts.json")[name]
-    text_docs = ParquetDocs(file(DOCUMENTS, name), f"{NAMESPACE}/{name}", count=counts["passages"])
+    files = {config: file(config, name) for config in CONFIGS}
+    text_docs = ParquetDocs(files[DOCUMENTS], f"{NAMESPACE}/{name}", count=counts["passages"])
     collection = docs_yaml["collection"]
-    files = {config: file(config, name) for config in (DOCUMENTS, EXAMPLES, MULTIMODAL)}
-    files[DOC_IMAGES] = file(DOC_IMAGES, name)
-    files[QUERY_IMAGES] = file(QUERY_IMAGES, name)
-
-    def doc_images() -> ImageCorpus:
-        return _domain(name).doc_images
-
-    def query_images() -> ImageCorpus:
-        return _domain(name).query_images
-
-    base = f"{NAMESPACE}/{name}"
 
     def doc(title: str, desc: str) -> Documentation:
         return Documentation(
@@ -124,55 +117,65 @@ def _domain_datasets(name: str, pretty: str, docs_yaml: dict[str, Any]) -> dict[
             }
         )
 
+    base = f"{NAMESPACE}/{name}"
+    passages = {"docs": {"count": counts["passages"]}}
+    corpus_doc = doc("text corpus", docs_yaml["corpus"]["desc"])
+    result = {
+        base: dataset(base, text_docs, corpus_doc, metadata=passages, files=[files[DOCUMENTS]])
+    }
+    for task, (components, metadata, task_files) in _tasks(name, counts, text_docs).items():
+        about = docs_yaml["tasks"][task]
+        result[f"{base}/{task}"] = dataset(
+            f"{base}/{task}",
+            *components,
+            doc(about["name"], about["desc"]),
+            metadata=metadata,
+            files=[files[config] for config in task_files],
+        )
+    return result
+
+
+_TaskParts = tuple[list[Any], dict[str, Any], list[str]]
+
+
+def _tasks(name: str, counts: dict[str, int], text_docs: ParquetDocs) -> dict[str, _TaskParts]:
+    """Per task id: its components, its declared metadata and the configs it reads."""
+
+    def doc_images() -> ImageCorpus:
+        return _domain(name).doc_images
+
+    def query_images() -> ImageCorpus:
+        return _domain(name).query_images
+
     passages = {"docs": {"count": counts["passages"]}}
     multimodal = {"queries": {"count": counts["multimodal_queries"]}}
-    result = {
-        base: dataset(
-            base,
-            text_docs,
-            doc("text corpus", docs_yaml["corpus"]["desc"]),
-            metadata=passages,
-            files=[files[DOCUMENTS]],
-        )
-    }
-    tasks = docs_yaml["tasks"]
     mm_queries = MultimodalQueries(name, query_images)
-    mm_files = [files[MULTIMODAL], files[QUERY_IMAGES]]
-    components = {
+    images = ImageDocs(name, doc_images, counts["decodable_images"])
+    tasks: dict[str, _TaskParts] = {
         "task1": (
             [text_docs, TextQueries(name), TextQrels(name, EXAMPLES)],
             dict(passages, queries={"count": counts["task1_queries"]}),
-            [files[DOCUMENTS], files[EXAMPLES]],
+            [DOCUMENTS, EXAMPLES],
         ),
         "task2": (
             [text_docs, mm_queries, TextQrels(name, MULTIMODAL)],
             dict(passages, **multimodal),
-            [files[DOCUMENTS], *mm_files],
+            [DOCUMENTS, MULTIMODAL, QUERY_IMAGES],
         ),
         "task3": (
-            [ImageDocs(name, doc_images, counts["decodable_images"]), mm_queries, ImageQrels(name)],
+            [images, mm_queries, ImageQrels(name)],
             dict(multimodal, docs={"count": counts["decodable_images"]}),
-            [files[DOC_IMAGES], *mm_files],
+            [DOC_IMAGES, MULTIMODAL, QUERY_IMAGES],
         ),
     }
     for task, rule in KEY_RULE_OF_TASK.items():
         corpus = partial(_pairs, name, rule)
-        components[task] = (
+        tasks[task] = (
             [PairDocs(name, rule, corpus), mm_queries, PairQrels(corpus)],
             dict(multimodal),
-            [files[DOCUMENTS], files[DOC_IMAGES], *mm_files],
+            [DOCUMENTS, DOC_IMAGES, MULTIMODAL, QUERY_IMAGES],
         )
-    for task, (parts_of_task, metadata, task_files) in components.items():
-        task_id = f"{base}/{task}"
-        about = tasks[task]
-        result[task_id] = dataset(
-            task_id,
-            *parts_of_task,
-            doc(about["name"], about["desc"]),
-            metadata=metadata,
-            files=task_files,
-        )
-    return result
+    return tasks
 
 
 def _pairs(name: str, rule: str) -> PairCorpus:

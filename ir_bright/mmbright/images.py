@@ -26,7 +26,10 @@ from ir_datasets.indices import Docstore
 from ..errors import CacheError, IrBrightError, require
 from ..records import MMBrightImageDoc
 from ..store import derived
-from ..store.parquet import ArrowStore, open_parquet
+from ..store.arrow import ArrowStore
+from ..store.parquet import open_parquet
+from ..store.schema import BYTES as BYTES_KIND
+from ..store.schema import ID, Column
 from .source import file
 
 __all__ = ["ImageCorpus", "ImageDocs", "counted_warnings", "decode_format"]
@@ -37,6 +40,8 @@ VERDICT_VERSION = 2  # 2: with a manifest (ir_bright.derived)
 VERDICT_KIND = "ir_bright.decodable"
 FULL_DECODE_PIXELS = 40_000_000  # about 120 MB as RGB
 PATH, BYTES = "path", "bytes"
+IMAGES_SPEC = {PATH: Column(ID), BYTES: Column(BYTES_KIND, nullable=True)}
+"""An images config: the path is an id (text, never null, no white space), bytes binary."""
 
 
 def decode_format(data: bytes | None) -> str | None:
@@ -87,7 +92,7 @@ class ImageCorpus:
         self.config = config
         self.domain = domain
         self.hub_file = file(config, domain)
-        self.store = ArrowStore(self._parquet, PATH, [PATH, BYTES])
+        self.store = ArrowStore(self._parquet, PATH, [PATH, BYTES], spec=IMAGES_SPEC)
 
     def _parquet(self) -> Path:
         path = self.hub_file.fetch()
@@ -163,20 +168,11 @@ class ImageCorpus:
         """Paths present in the config that Pillow cannot decode."""
         return self._verdict["undecodable"]
 
-    @cached_property
-    def _row_of(self) -> dict[str, int]:
-        """Path -> its FIRST row: the row whose bytes the verdict judged and ``docs_iter``
-        yields (the store's own index keeps the last row of a repeated path)."""
-        rows: dict[str, int] = {}
-        for row, path in enumerate(self.store.column_values(PATH)):
-            rows.setdefault(path, row)
-        return rows
-
     def image(self, path: str) -> bytes | None:
         """The encoded bytes of a decodable image, or None (absent or undecodable)."""
         if path not in self.formats:
             return None
-        row = self._row_of.get(path)
+        row = self.store.row_of().get(path)
         return None if row is None else self.store.row(row)[1]
 
     def resolve(self, paths: Iterable[str]) -> tuple[list[str], list[bytes], int, int]:

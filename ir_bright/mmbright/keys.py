@@ -1,4 +1,6 @@
-"""The key rules that join passages and images of the same source page (MM-BRIGHT.md §2).
+"""The key rules that join passages and images of the same source page (the official
+code, github mm-bright/MM-BRIGHT ``src/eval_runner.py`` and ``src/data.py``; Abdallah et al., 2026,
+arXiv 2601.09562).
 
 An image's key is the lowercase hex run after ``<domain>_`` that is followed by ``_<digits>``
 (``academia/academia_a7beca61_0002/image_1.webp`` -> ``a7beca61``); an image without one is

@@ -17,8 +17,10 @@ from ir_datasets.formats import BaseDocs
 from ir_datasets.indices import Docstore
 
 from ..records import MMBrightPairDoc
+from ..store.arrow import ArrowStore
 from ..store.counts import cached_count
-from ..store.parquet import ArrowStore, read_batches
+from ..store.docs import DOCS_SPEC
+from ..store.schema import checked_batches
 from .images import ImageCorpus
 from .keys import image_key, pair_id, passage_key_rule, split_pair_id
 
@@ -35,7 +37,7 @@ class PairCorpus:
         self.rule = rule
         self.passage_key = passage_key_rule(rule)
         self.passages_file = passages_file
-        self.passages = ArrowStore(passages_file.fetch, ID, [ID, TEXT])
+        self.passages = ArrowStore(passages_file.fetch, ID, [ID, TEXT], spec=DOCS_SPEC)
         self.images = images
 
     @cached_property
@@ -53,7 +55,7 @@ class PairCorpus:
         if self.passages.built():
             yield from self.passages.batches(columns=columns)
         else:
-            yield from read_batches(self.passages_file.fetch(), columns)
+            yield from checked_batches(self.passages_file.fetch(), DOCS_SPEC, columns)
 
     def passages_by_key(self, keys: Collection[str]) -> dict[str, list[str]]:
         """Key -> the ids of the passages with that key, for the keys asked (one id scan)."""
@@ -84,11 +86,13 @@ class PairCorpus:
             ids = batch.column(0).to_pylist()
             texts = batch.column(1).to_pylist()
             for passage_id, text in zip(ids, texts):
-                yield MMBrightPairDoc(pair_id(passage_id, None), passage_id, text, None, None)
+                # _make: the image fields of a text-only pair are None (see ir_bright.records)
+                yield MMBrightPairDoc._make(
+                    (pair_id(passage_id, None), passage_id, text, None, None)
+                )
                 for path in by_key.get(key_of(passage_id), ()):
-                    yield MMBrightPairDoc(
-                        pair_id(passage_id, path), passage_id, text, path, image(path)
-                    )
+                    pair = (pair_id(passage_id, path), passage_id, text, path, image(path))
+                    yield MMBrightPairDoc._make(pair)
 
     def get(self, doc_id: str) -> MMBrightPairDoc | None:
         """The pair of ``doc_id``, or None when no such pair is in the corpus."""
@@ -107,7 +111,7 @@ class PairCorpus:
             if data is None:
                 return None
         _, text = self.passages.row(row)
-        return MMBrightPairDoc(doc_id, passage_id, text, path, data)
+        return MMBrightPairDoc._make((doc_id, passage_id, text, path, data))
 
 
 class PairDocstore(Docstore):

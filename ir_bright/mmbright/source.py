@@ -15,11 +15,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
+from pathlib import Path
 
 from .. import hub
 from ..judgements import is_id
 from ..registry import etc_json
-from ..store.parquet import open_parquet, read_columns
+from ..store.schema import IDS, OTHER, QUERY_ID, TEXT, Column, checked_columns
 from .keys import normalise_path
 
 __all__ = ["DOCUMENTS", "EXAMPLES", "MULTIMODAL", "DOC_IMAGES", "QUERY_IMAGES", "file", "QueryRow"]
@@ -29,16 +30,19 @@ EXAMPLES = "examples"
 MULTIMODAL = "examples_multimodal"
 DOC_IMAGES = "document_images"
 QUERY_IMAGES = "examples_images"
-_QUERY_COLUMNS = (
-    "id",
-    "query",
-    "gold_ids",
-    "negative_ids",
-    "image_paths",
-    "gold_answers",
-    "positive_images",
-    "negative_images",
-)
+_ANY = Column(OTHER, nullable=True, optional=True)
+QUERY_SPEC = {
+    "id": Column(QUERY_ID),
+    "query": Column(TEXT, nullable=True, optional=True),
+    "gold_ids": Column(IDS, nullable=True, optional=True),
+    "negative_ids": Column(IDS, nullable=True, optional=True),
+    "image_paths": _ANY,
+    "gold_answers": _ANY,
+    "positive_images": _ANY,
+    "negative_images": _ANY,
+}
+"""The query configs' columns: the id is required, every other column may be missing or null
+(``gold_answers`` a string or a list, image annotations structs or strings)."""
 
 
 @cache
@@ -68,12 +72,8 @@ class QueryRow:
 
 @cache
 def _cached_rows(path: str, mtime_ns: int) -> tuple[QueryRow, ...]:
-    parquet = open_parquet(path)
-    present = set(parquet.schema_arrow.names)
-    columns = [name for name in _QUERY_COLUMNS if name in present]
-    values = read_columns(path, columns)
-    empty = [None] * parquet.metadata.num_rows
-    get = lambda name: values.get(name, empty)  # noqa: E731
+    values = checked_columns(Path(path), QUERY_SPEC, list(QUERY_SPEC))
+    get = values.__getitem__
     return tuple(
         QueryRow(
             query_id=str(qid),

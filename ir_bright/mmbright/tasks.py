@@ -1,4 +1,5 @@
-"""The queries and qrels of MM-BRIGHT's four tasks (MM-BRIGHT.md §2).
+"""The queries and qrels of MM-BRIGHT's four tasks (the official code, github
+mm-bright/MM-BRIGHT ``src/eval_runner.py``; Abdallah et al., 2026, arXiv 2601.09562).
 
 - Tasks 1 and 2: each gold id 1; each negative id excluded (-100, ``"N/A"`` skipped); a gold
   id that is also a negative id gets both qrels (relevant, and removed from the ranking).
@@ -192,7 +193,7 @@ def task4_judgements(corpus: PairCorpus) -> PairJudgements:
             pair_id(passage_id, path)
             for path in unique(row.negative_images)
             if path not in positives
-            for passage_id in passages_of_key.get(image_key(path, domain), ())
+            for passage_id in passages_of_key.get(image_key(path, domain) or "", ())
         ]
         result.qrels.extend(query_qrels(row.query_id, judged, excluded))
     return result

@@ -1,23 +1,23 @@
-"""Runs: strict, bounded reading of any run shape into ``{query_id: {doc_id: score}}``."""
+"""Runs: strict, bounded reading of any run shape into ``{query_id: {doc_id: score}}``.
 
+:mod:`.read` is the entry point; :mod:`.files` opens run files (and stdin, pipes), reading them
+within the bounds of :mod:`.bounds`, gzip through :mod:`.inflate`, lines through :mod:`.text`;
+:mod:`.memory` reads runs given in memory; :mod:`.rows` holds what they share.
+"""
+
+from .bounds import MAX_GZIP_RATIO, MAX_LINE_BYTES, MAX_RUN_BYTES, max_run_bytes
+from .files import STDIN, RunFile
+from .memory import RUN_COLUMNS, frame_columns, refuse_nul
 from .read import (
-    MAX_GZIP_RATIO,
-    MAX_LINE_BYTES,
-    MAX_RUN_BYTES,
     PART_ENTRIES,
-    RUN_COLUMNS,
-    STDIN,
-    CheckedRun,
     QueriesNotGrouped,
-    frame_columns,
-    query_spans,
     read_run,
     read_run_parts,
-    refuse_nul,
     run_label,
     scored_docs,
     streamable,
 )
+from .rows import CheckedRun, query_spans
 
 __all__ = [
     "MAX_GZIP_RATIO",
@@ -28,7 +28,9 @@ __all__ = [
     "STDIN",
     "CheckedRun",
     "QueriesNotGrouped",
+    "RunFile",
     "frame_columns",
+    "max_run_bytes",
     "query_spans",
     "read_run",
     "read_run_parts",

@@ -152,14 +152,16 @@ def read_aspect_qrels(qrels: Any) -> dict[str, _Judged]:
     (namedtuples or a DataFrame); anything else is refused naming the missing fields."""
     judged: dict[str, _Judged] = {}
     for qrel in _qrel_records(qrels):
-        query = judged.get(qrel.query_id)
+        query_id, doc_id = str(qrel.query_id), str(qrel.doc_id)  # ids as text, as Official
+        query = judged.get(query_id)
         if query is None:
-            query = judged[qrel.query_id] = _Judged({}, {}, {})
+            query = judged[query_id] = _Judged({}, {}, {})
         if qrel.relevance > 0:
-            query.gold[qrel.doc_id] = None
+            query.gold[doc_id] = None
         if qrel.aspect_id and qrel.relevance >= 0:
-            query.aspect_of[qrel.doc_id] = qrel.aspect_id
-            query.weight[qrel.aspect_id] = float(qrel.aspect_weight)
+            aspect = str(qrel.aspect_id)
+            query.aspect_of[doc_id] = aspect
+            query.weight[aspect] = float(qrel.aspect_weight)
     return judged
 
 
@@ -185,13 +187,16 @@ def _qrel_records(qrels: Any) -> Iterable[Any]:
 
 def rankings(run: Any) -> dict[str, list[str]]:
     """``{query_id: doc ids by score descending}``; equal scores keep the run's order, and a
-    doc given twice keeps its first place and its last score (as a dict of the run would)."""
+    doc given twice keeps its first place and its last score (as a dict of the run would).
+    Ids that are not text (integer query ids of a DataFrame) are read as text, as
+    ``Official(...)`` reads them, so they match the qrels' ids whatever their type."""
     scores: dict[str, dict[str, float]] = {}
     for scored in RunConverter(run).as_namedtuple_iter():
-        docs = scores.get(scored.query_id)
+        query_id = str(scored.query_id)
+        docs = scores.get(query_id)
         if docs is None:
-            docs = scores[scored.query_id] = {}
-        docs[scored.doc_id] = scored.score
+            docs = scores[query_id] = {}
+        docs[str(scored.doc_id)] = scored.score
     return {
         query_id: sorted(docs, key=docs.__getitem__, reverse=True)
         for query_id, docs in scores.items()

@@ -15,7 +15,6 @@ dataset's but its documents probably another corpus's (``bright/x-long`` against
 
 from __future__ import annotations
 
-import difflib
 import logging
 import math
 import re
@@ -23,13 +22,13 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from collections.abc import Set as AbstractSet
 from typing import Any, TypeVar
 
-import ir_measures
 from ir_measures import Measure
 
-from .. import registry
+from .. import judgements, registry
 from ..errors import IrBrightError, MeasureError, RunFormatError
 from ..runs import (
     QueriesNotGrouped,
+    RunFile,
     frame_columns,
     read_run,
     read_run_parts,
@@ -37,14 +36,10 @@ from ..runs import (
     scored_docs,
     streamable,
 )
-from .official import (
-    PROVIDER,
-    ConsumableRun,
-    Official,
-    OfficialEvaluator,
-    RunParts,
-    split_qrels,
-)
+from .official import Official
+from .parsing import parse_measures
+from .protocol import ConsumableRun
+from .provider import OfficialEvaluator, RunParts
 
 logger = logging.getLogger(__name__)
 
@@ -97,8 +92,9 @@ def drop_excluded(run: Any, dataset: Any) -> Any:
 
 
 def excluded_docs(dataset: Any) -> Mapping[str, AbstractSet[str]]:
-    """``{query_id: excluded doc ids}`` of a dataset (id or object)."""
-    return split_qrels(_qrels(registry.load(dataset)))[1]
+    """``{query_id: excluded doc ids}`` of a dataset (id or object), as
+    :func:`ir_bright.judgements.excluded_docs` reads them from its qrels."""
+    return judgements.excluded_docs(_qrels(registry.load(dataset)))
 
 
 def official_measures(dataset: Any) -> list[Measure]:
@@ -113,71 +109,6 @@ def official_measures(dataset: Any) -> list[Measure]:
             f"{_label(dataset)} names no official measures: give them, e.g. -m nDCG@10"
         )
     return parse_measures(names)
-
-
-def parse_measures(names: str | Measure | Iterable[str | Measure]) -> list[Measure]:
-    """Parse measure names (ir_measures syntax) into the measures they wrap, checking that
-    each can be computed; raises :class:`MeasureError` naming the culprit."""
-    if isinstance(names, str | Measure):
-        names = [names]
-    result = []
-    for name in names:
-        measure = _parse_one(name)
-        if measure not in result:
-            result.append(measure)
-    if not result:
-        raise MeasureError("no measures given: name at least one, e.g. nDCG@10")
-    return result
-
-
-def _parse_one(name: str | Measure) -> Measure:
-    try:
-        measure = name if isinstance(name, Measure) else ir_measures.parse_measure(name)
-        measure.validate_params()
-    except (ValueError, NameError, SyntaxError, AssertionError, TypeError) as exc:
-        raise MeasureError(f"cannot read measure {name!r}: {_one_line(exc)}{_hint(name)}") from None
-    inner = measure.inner if isinstance(measure, Official) else measure
-    cutoff = inner.params.get("cutoff")
-    if cutoff is not None and not cutoff >= 1:  # trec_eval aborts the process on a cutoff of 0
-        raise MeasureError(
-            f"measure {name!r}: the cutoff must be at least 1, not {cutoff} (e.g. {inner.NAME}@10)"
-        )
-    if not PROVIDER.supports(Official(inner)):
-        raise MeasureError(f"no installed ir_measures provider computes {inner}")
-    return inner
-
-
-_EXAMPLES = " (e.g. nDCG@10, R@1, AP@100, RR)"
-
-
-def _hint(name: Any) -> str:
-    text = str(name).strip()
-    if "," in text or len(text.split()) > 1:
-        return " (give one measure per -m, e.g. -m nDCG@10 -m R@100)"
-    try:  # a trec_eval name, e.g. ndcg_cut_10 or recall.1000
-        translated = ir_measures.parse_trec_measure(text)
-    except Exception:  # noqa: BLE001 - not one either
-        translated = []
-    if translated:
-        names = ", ".join(map(str, translated))
-        return f" (did you mean {names}? {text} is trec_eval's name)"
-    head = text.split("@")[0].split("(")[0].strip()
-    known: dict[str, str] = {}
-    for measure_name in ir_measures.measures.registry:  # the canonical name comes first
-        known.setdefault(measure_name.lower(), measure_name)
-    if head in known.values():  # the name is right, its parameters or cutoff are not
-        params = getattr(ir_measures.measures.registry[head], "SUPPORTED_PARAMS", {})
-        forms = [f"{head}@10" if "cutoff" in params else head]
-        if "rel" in params:
-            forms.append(f"{head}(rel=2)@10" if "cutoff" in params else f"{head}(rel=2)")
-        return f" (write it like {' or '.join(forms)})"
-    close = difflib.get_close_matches(head.lower(), list(known), n=3, cutoff=0.6)
-    close = [known[c] for c in close if known[c] != head]
-    return f" (did you mean {', '.join(close)}?)" if close else _EXAMPLES
-
-
-def _one_line(exc: BaseException) -> str:
-    return " ".join(str(exc).split()) or type(exc).__name__
 
 
 class Scorer:
@@ -227,17 +158,22 @@ class Scorer:
         run); should its queries not be grouped, it is read whole and scored again.
         """
         name = name or run_label(run)
-        summary = _RunSummary(self)
-        if streamable(run):
+        if not streamable(run):
+            return self._scored_whole(run, name, score)
+        with RunFile(run) as file:
+            summary = _RunSummary(self)
             try:
-                result = score(RunParts(map(summary.consumable, read_run_parts(run))))
+                result = score(RunParts(map(summary.consumable, read_run_parts(file))))
             except QueriesNotGrouped as exc:
                 logger.debug("%s; reading the whole run", exc)
-                summary = _RunSummary(self)
-            else:
-                summary.check(name)
-                return result
+                return self._scored_whole(file, name, score)
+        summary.check(name)
+        return result
+
+    def _scored_whole(self, run: Any, name: str, score: Callable[[Any], T]) -> T:
+        """``score(the run, read whole and strictly)``, the run checked against the qrels."""
         ranked = read_run(run, name)
+        summary = _RunSummary(self)
         summary.add(ranked)
         summary.check(name)
         return score(ConsumableRun(ranked) if ranked.owned else ranked)  # never seen by the caller

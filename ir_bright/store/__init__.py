@@ -1,1 +1,40 @@
-"""Local storage: parquet reading, the random-access Arrow store, derived cache files, counts."""
+"""Local storage: parquet reading, the random-access Arrow store, docs components, derived
+cache files, counts, and the validation of hub files.
+
+Modules: :mod:`.parquet` (reading), :mod:`.arrow` with :mod:`.arrow_file` and
+:mod:`.arrow_mapped` (the Arrow store), :mod:`.docs` (ir_datasets docs components),
+:mod:`.derived` (how a derived file is written, checked and rebuilt), :mod:`.counts`,
+:mod:`.schema` (hub files checked before use).
+
+The names below are importable from the package; each module is loaded on first use of one
+of its names (the package itself imports none of them).
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+_EXPORTS = {
+    "ArrowStore": "arrow",
+    "DocsIter": "docs",
+    "ParquetDocs": "docs",
+    "StoreDocstore": "docs",
+    "cached_count": "counts",
+    "cached_row_count": "parquet",
+    "iter_records": "parquet",
+    "open_parquet": "parquet",
+    "read_batches": "parquet",
+    "read_columns": "parquet",
+    "read_row_range": "parquet",
+    "shard_rows": "parquet",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{module}"), name)

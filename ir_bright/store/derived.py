@@ -34,6 +34,7 @@ import logging
 import os
 import zlib
 from pathlib import Path
+from typing import Any
 
 from ..errors import CacheError
 
@@ -41,6 +42,7 @@ __all__ = [
     "MANIFEST",
     "PAGE_BYTES",
     "DamagedError",
+    "Lock",
     "Pages",
     "check",
     "create_exclusive",
@@ -61,6 +63,8 @@ logger = logging.getLogger(__name__)
 PAGE_BYTES = 4 << 10  # checksum unit of random access: a lookup hashes a few pages
 CHUNK_BYTES = 1 << 20
 MANIFEST = "manifest.json"
+WAIT_NOTICE_SECONDS = 3.0  # a lock wait longer than this is logged, naming the holder
+WAIT_REPEAT_SECONDS = 30.0
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 
@@ -86,14 +90,71 @@ def create_exclusive(path: Path):
     return os.fdopen(os.open(path, flags, 0o644), "wb")
 
 
-def file_lock(path: Path):
-    """A ``filelock.FileLock`` on ``<path>.lock``; a lock file that is a link is refused
-    (filelock would truncate the link's target)."""
-    import filelock
+def file_lock(path: Path) -> Lock:
+    """The inter-process lock of ``path`` (``<path>.lock``), as a context manager or with
+    ``acquire()`` / ``release()``; a lock file that is a link is refused (filelock would
+    truncate the link's target)."""
+    return Lock(path)
 
-    lock = Path(str(path) + ".lock")
-    refuse_symlink(lock)
-    return filelock.FileLock(str(lock))
+
+class Lock:
+    """A ``filelock.FileLock`` on ``<path>.lock`` that says who it waits for.
+
+    The holder writes its pid to ``<path>.lock.pid`` (beside the lock file, which filelock
+    may truncate or remove); a process still waiting after :data:`WAIT_NOTICE_SECONDS` logs
+    one warning naming that pid, and another every :data:`WAIT_REPEAT_SECONDS` after.
+    """
+
+    def __init__(self, path: Path):
+        import filelock
+
+        self.path = Path(str(path) + ".lock")
+        refuse_symlink(self.path)
+        self._owner = Path(str(path) + ".lock.pid")
+        self._lock = filelock.FileLock(str(self.path))
+        self._timeout = filelock.Timeout
+
+    def acquire(self) -> Lock:
+        """Wait for the lock (saying so after a few seconds), then claim it."""
+        waited, notice = 0.0, WAIT_NOTICE_SECONDS
+        while True:
+            try:
+                self._lock.acquire(timeout=notice)
+                break
+            except self._timeout:
+                waited += notice
+                notice = WAIT_REPEAT_SECONDS
+                logger.warning(
+                    "waiting %.0f s for %s, held by %s: another process builds the same "
+                    "file; this one goes on when it finishes (stop that process if it hangs)",
+                    waited,
+                    self.path,
+                    self.holder(),
+                )
+        with contextlib.suppress(OSError):  # the pid is a courtesy: never fail the work on it
+            with replaced_atomically(self._owner) as out:
+                out.write(str(os.getpid()).encode())
+        return self
+
+    def release(self) -> None:
+        """Give the lock up (the pid file first, so it never names a process that left)."""
+        with contextlib.suppress(OSError):
+            os.unlink(self._owner)
+        self._lock.release()
+
+    def holder(self) -> str:
+        """``pid N`` of the process holding the lock, as it wrote it, or ``an unknown pid``."""
+        try:
+            text = self._owner.read_text("ascii").strip()
+        except (OSError, UnicodeDecodeError):
+            text = ""
+        return f"pid {text}" if text.isdigit() else "an unknown pid"
+
+    def __enter__(self) -> Lock:
+        return self.acquire()
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.release()
 
 
 def source_identity(source: Path | None) -> dict | None:
@@ -224,7 +285,7 @@ class Pages:
         self._pages = pages
         self._size = size
         self._checked = bytearray(len(pages))
-        self.mapped = None  # the file's memory map, for verify_mapped
+        self.mapped: Any = None  # the file's memory map, for verify_mapped
         if len(pages) != -(-size // PAGE_BYTES):
             raise self.damaged("its page checksums do not cover it")
 

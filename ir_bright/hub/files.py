@@ -1,0 +1,214 @@
+"""Hub files as the collections describe them, and the interface every listed file shares.
+
+A :class:`HubFile` names a file of a hub dataset repository and the place it is cached:
+
+- URL: ``{HF_ENDPOINT}/datasets/{repo}/resolve/{revision}/{path}`` (``IR_BRIGHT_REVISION``
+  overrides the catalogue's revision).
+- Cache: ``{IR_DATASETS_HOME}/{namespace}/{cache_path}``. A cache entry that is a symbolic
+  link is refused. A cached file is used without any network call; ``HF_HUB_OFFLINE=1``
+  forbids the network, and a missing file then fails at once saying how to fetch it ahead.
+
+:class:`HubFileLike` is what ``dataset.hub_files()`` yields and ``ir-bright download``,
+``list`` and ``info`` rely on: a :class:`HubFile`, or a stand-in such as BRIGHT-Pro's split
+whose folder listing is not cached yet.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+from urllib.parse import quote
+
+from ..errors import OfflineError
+from ..store.derived import file_lock, refuse_symlink
+from . import transfer
+from .config import cache_home, endpoint, make_folder, offline, redact, revision, verification_mode
+from .provenance import file_provenance
+
+__all__ = ["HubFile", "HubFileLike", "catalogue"]
+
+
+@runtime_checkable
+class HubFileLike(Protocol):
+    """A file a dataset reads from the hub, as listed by ``dataset.hub_files()``."""
+
+    @property
+    def path(self) -> str:
+        """Its path in the repository (or a description of the files it stands for)."""
+        ...
+
+    @property
+    def url(self) -> str:
+        """Where the hub serves it (credentials redacted)."""
+        ...
+
+    @property
+    def size(self) -> int | None:
+        """Its size in bytes when pinned or listed, else None."""
+        ...
+
+    @property
+    def local_path(self) -> Path:
+        """Where it is (or will be) cached."""
+        ...
+
+    def shared(self) -> HubFileLike:
+        """The file actually fetched for this one (a twin with the same bytes, or itself)."""
+        ...
+
+    def cached_path(self) -> Path | None:
+        """The cached copy, or None."""
+        ...
+
+    def is_cached(self) -> bool:
+        """Whether it can be used without a download."""
+        ...
+
+    def fetch(self) -> Path:
+        """The verified local copy, downloaded first if needed."""
+        ...
+
+
+@dataclass(frozen=True)
+class HubFile:
+    """A file of a hub dataset repository and the place it is cached.
+
+    ``aliases`` are other cache paths (same namespace) whose files hold the same bytes per the
+    pins; one of them being present avoids a download. ``twin`` is another hub file with the
+    same pinned checksum (BRIGHT's aops and theoremqa_questions corpora): this file is then
+    fetched and cached as the twin, once. Both rest on the pins, so both apply only while the
+    pins are trusted (``IR_BRIGHT_VERIFY`` 1); otherwise each path is fetched as it is.
+    """
+
+    repo: str
+    path: str
+    namespace: str
+    cache_path: str
+    revision: str = "main"
+    size: int | None = None
+    md5: str | None = None
+    aliases: tuple[str, ...] = field(default=())
+    sha256: str | None = None
+    twin: HubFile | None = None
+
+    def _url(self) -> str:
+        return (
+            f"{endpoint()}/datasets/{self.repo}/resolve/"
+            f"{quote(revision(self.repo, self.revision), safe='')}/{quote(self.path)}"
+        )
+
+    @property
+    def url(self) -> str:
+        """Where the hub serves this file (credentials in ``HF_ENDPOINT`` redacted)."""
+        return redact(self._url())
+
+    @property
+    def local_path(self) -> Path:
+        """Where the file is (or will be) cached; it may not exist yet."""
+        return cache_home() / self.namespace / self.cache_path
+
+    def pins(self) -> tuple[int | None, str | None]:
+        """The pinned (size, md5) while verification trusts pins, else (None, None)."""
+        return (self.size, self.md5) if verification_mode() == "pins" else (None, None)
+
+    def shared(self) -> HubFile:
+        """The file that is fetched for this one: its twin while pins are trusted, or itself."""
+        return self.twin if self.twin is not None and verification_mode() == "pins" else self
+
+    def cached_path(self) -> Path | None:
+        """The cached copy (under this name or an alias), or None when not cached."""
+        if self.shared() is not self:
+            return self.shared().cached_path()
+        for candidate in self._candidates():
+            refuse_symlink(candidate)
+            if candidate.is_file():
+                return candidate
+        return None
+
+    def is_cached(self) -> bool:
+        """Whether the file can be used without a download."""
+        return self.cached_path() is not None
+
+    def fetch(self) -> Path:
+        """Return the path of the verified local copy, downloading it first if needed."""
+        return self.ensure()[0]
+
+    def ensure(self) -> tuple[Path, int]:
+        """The verified local copy and the bytes THIS process downloaded for it (0 when it was
+        cached already, or another process fetched it meanwhile)."""
+        if self.shared() is not self:
+            return self.shared().ensure()
+        found = self.cached_path()
+        if found is not None:
+            return found, 0
+        if offline():
+            raise OfflineError(
+                f"{self.local_path} is not cached and HF_HUB_OFFLINE is set: fetch it ahead "
+                f"(ir-bright download ...) on a machine with network, or copy {self.url} there"
+            )
+        make_folder(self.local_path.parent)
+        with file_lock(self.local_path):
+            found = self.cached_path()  # another process may have finished meanwhile
+            if found is not None:
+                return found, 0
+            fetched = transfer.download(self, self.local_path)
+        return self.local_path, fetched
+
+    def provenance(self) -> dict[str, Any] | None:
+        """Where the cached copy came from (:func:`~ir_bright.hub.file_provenance`), or None
+        when it is not cached; no network call."""
+        shared = self.shared()
+        found = shared.cached_path()
+        if found is None:
+            return None
+        known = {
+            "repo": shared.repo,
+            "revision": revision(shared.repo, shared.revision),
+            "path": shared.path,
+        }
+        return file_provenance(found, known)
+
+    def _candidates(self) -> Iterator[Path]:
+        yield self.local_path
+        if verification_mode() == "pins":
+            folder = self.local_path.parent
+            for alias in self.aliases:
+                yield folder / alias
+
+
+def catalogue(data: dict[str, Any]) -> dict[str, HubFile]:
+    """The hub files described by a catalogue (one of ``ir_bright/etc/*_files.json``).
+
+    ``data`` has ``repo``, ``revision``, ``namespace`` and ``files``: key -> ``path``,
+    ``cache_path`` and optionally ``size``, ``md5`` and ``same_as`` (the key of a file with the
+    same pinned checksum: the two become twins, fetched once while verification is on).
+    """
+    entries = data["files"]
+
+    def make(key: str, **links: Any) -> HubFile:
+        entry = entries[key]
+        return HubFile(
+            repo=data["repo"],
+            path=entry["path"],
+            namespace=data["namespace"],
+            cache_path=entry["cache_path"],
+            revision=data.get("revision", "main"),
+            size=entry.get("size"),
+            md5=entry.get("md5"),
+            **links,
+        )
+
+    twins: dict[str, list[str]] = {}
+    for key, entry in entries.items():
+        if "same_as" in entry:
+            twins.setdefault(entry["same_as"], []).append(key)
+    files = {
+        key: make(key, aliases=tuple(entries[t]["cache_path"] for t in twins.get(key, ())))
+        for key, entry in entries.items()
+        if "same_as" not in entry
+    }
+    for canonical, keys in twins.items():
+        files.update({key: make(key, twin=files[canonical]) for key in keys})
+    return files

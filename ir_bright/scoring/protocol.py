@@ -1,0 +1,137 @@
+"""The official protocol's ranking steps: each query's excluded documents dropped from its
+ranking, then the ranking cut to its :data:`DEPTH` best in trec_eval's order.
+
+The benchmarks' own code does the same: xlang-ai/BRIGHT ``retrievers.py`` ``get_scores``
+(commit 5ec4cb3) pops each query's excluded ids, then keeps the 1,000 best by score;
+mm-bright/MM-BRIGHT ``src/eval_runner.py`` (commit b35eaeb) likewise for its four tasks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from collections.abc import Set as AbstractSet
+from heapq import nlargest
+from itertools import compress, repeat
+from operator import ge, itemgetter
+from typing import Any
+
+import ir_measures
+from ir_measures.measures.base import Measure
+
+from ..runs import CheckedRun, query_spans, refuse_nul
+from ..runs.columns import run_columns
+
+__all__ = ["DEPTH", "ConsumableRun", "needed_depth", "official_run"]
+
+DEPTH = 1000
+"""How many documents of each query's ranking the official protocol keeps."""
+
+TREC_ORDER = itemgetter(1, 0)
+"""The sort key of a (doc id, score) item in trec_eval's order, reversed: score, then doc id."""
+
+_TOP_ONLY = {"nDCG", "P", "R", "AP", "Success"}
+"""Measures that, given a cutoff k (and not ``judged_only``), read only a ranking's top k."""
+
+
+class ConsumableRun(CheckedRun):
+    """A run read by :func:`~ir_bright.runs.read_run` into dicts no one else holds, which
+    :func:`official_run` may therefore filter in place."""
+
+
+def official_run(
+    run: Any, excluded: Mapping[str, AbstractSet[str]], depth: int = DEPTH
+) -> dict[str, Mapping[str, float]]:
+    """The run (any ir_measures format) as a dict of dicts, excluded docs dropped, cut to
+    ``depth`` per query (score descending, then doc id descending, as trec_eval ranks).
+
+    A dict of dicts is read, never changed: a query's docs are copied only when some of them
+    are dropped, otherwise the caller's dict is passed on as it is (a :class:`ConsumableRun`
+    is filtered in place instead). Ids holding a NUL character are refused (pytrec_eval would
+    cut them short and score another id).
+    """
+    if isinstance(run, dict):
+        ranked, owned = run, type(run) is ConsumableRun
+    else:
+        ranked, owned = _run_dict(run), True
+    refuse_nul(ranked, "run")
+    return {
+        query_id: _official_docs(docs, excluded.get(query_id), depth, owned)
+        for query_id, docs in ranked.items()
+    }
+
+
+def _official_docs(
+    docs: Mapping[str, float], gone: Any, depth: int, owned: bool
+) -> Mapping[str, float]:
+    if gone:
+        # iterate the smaller side: a set is intersected with the ranking's keys
+        dropped = docs.keys() & gone if type(gone) is set else gone.intersection(docs)
+        if dropped:
+            kept = docs if owned and isinstance(docs, dict) else dict(docs)
+            for doc_id in dropped:
+                del kept[doc_id]
+            docs = kept
+    if len(docs) > depth:
+        docs = dict(best(docs, depth))
+    return docs
+
+
+def best(docs: Mapping[str, float], depth: int) -> list[tuple[str, float]]:
+    """The ``depth`` best (doc id, score) items of ``docs`` in trec_eval's order.
+
+    A short cut of a long ranking sorts only the items scoring at least the ``depth``-th best
+    score (found at C speed); the full sort is the fallback (and the path for NaN scores).
+    """
+    items: Iterable[tuple[str, float]] = docs.items()
+    if depth * 8 <= len(docs):
+        kth = nlargest(depth, docs.values())[-1]
+        candidates = list(compress(items, map(ge, docs.values(), repeat(kth))))
+        if len(candidates) >= depth:
+            items = candidates
+    return sorted(items, key=TREC_ORDER, reverse=True)[:depth]
+
+
+def needed_depth(measures: Iterable[Measure]) -> int:
+    """How deep a ranking the measures read: the largest cutoff when every measure reads only
+    its top k (``nDCG@10``, ``R@100``) and is computed by trec_eval, else :data:`DEPTH`.
+
+    The values are the same from the cut ranking: the ideal ranking and the number of relevant
+    docs come from the qrels, and trec_eval orders the cut ranking as it was cut. (Another
+    provider may break ties otherwise: ir_measures' ``RR@10`` sorts tied docs by ascending
+    id, so the 10 it would rank first are not the 10 trec_eval keeps.)
+    """
+    cutoffs = []
+    for measure in measures:
+        cutoff = measure.params.get("cutoff")
+        if (
+            measure.NAME not in _TOP_ONLY
+            or not isinstance(cutoff, int)  # absent (or ir_measures' NOT_PROVIDED)
+            or measure.params.get("judged_only")
+            or _provider(measure) != "pytrec_eval"
+        ):
+            return DEPTH
+        cutoffs.append(cutoff)
+    return min(DEPTH, max(cutoffs, default=DEPTH))
+
+
+def _provider(measure: Measure) -> str | None:
+    """The name of the provider ir_measures' default pipeline computes ``measure`` with."""
+    for provider in ir_measures.DefaultPipeline.providers:
+        if provider.supports(measure) and provider.is_available():
+            return provider.NAME
+    return None
+
+
+def _run_dict(run: Any) -> dict[str, dict[str, float]]:
+    """The run as a dict of dicts; a repeated (query, doc) pair keeps its last score, as
+    ir_measures reads runs."""
+    query_ids, doc_ids, scores = run_columns(run)
+    ranked: dict[str, dict[str, float]] = {}
+    for query_id, start, end in query_spans(query_ids):
+        docs = dict(zip(doc_ids[start:end], scores[start:end]))
+        found = ranked.get(query_id)
+        if found is None:
+            ranked[query_id] = docs
+        else:
+            found.update(docs)
+    return ranked

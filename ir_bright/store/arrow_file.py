@@ -1,0 +1,188 @@
+"""The on-disk format of the Arrow store: where it lives, how it is built, when it is trusted.
+
+The store of ``<corpus>.parquet`` is ``<corpus>.parquet.arrow``, an uncompressed Arrow IPC
+file streamed from the parquet batch by batch (peak memory about one batch) under the lock
+and renamed into place by :func:`~ir_bright.store.derived.replaced_atomically`. Its manifest
+(written last, so a store without one is never trusted) records the parquet it was built from,
+the store's size, the columns, and a CRC-32 per record batch (``blocks``: offset, length, rows,
+CRC-32) and per 4 KiB page (``pages``, base64 of little-endian uint32). Opening checks the
+manifest at the cost of a few ``stat`` calls; :mod:`.arrow_mapped` and :mod:`.arrow` check the
+bytes themselves as they read them.
+"""
+
+from __future__ import annotations
+
+import base64
+import logging
+import os
+import zlib
+from array import array as typed_array
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.ipc as ipc
+
+from ..errors import CacheError
+from ..log import progress
+from . import derived
+from .parquet import open_parquet, read_batches
+from .schema import Spec, checked, checked_batches
+
+__all__ = ["StoreFile", "page_crcs_of", "well_formed"]
+
+logger = logging.getLogger(__name__)
+
+
+class StoreFile:
+    """The IPC file and manifest of one parquet corpus, checked and (re)built on demand."""
+
+    KIND = "ir_bright.arrow-store"
+    VERSION = 3  # 3: built from checked parquet only, each repeated id's first row only
+
+    def __init__(
+        self, parquet_path: Callable[[], Path], columns: Sequence[str], spec: Spec | None = None
+    ):
+        self.parquet_path = parquet_path
+        self.columns = list(columns)
+        self.spec = spec
+
+    @staticmethod
+    def path_for(parquet: Path) -> Path:
+        """Where the store of ``parquet`` lives."""
+        return parquet.with_name(parquet.name + ".arrow")
+
+    def target(self) -> Path:
+        """The store file of the current parquet."""
+        return self.path_for(self.parquet_path())
+
+    def built(self, parquet: Path | None = None) -> bool:
+        """Whether the IPC file and its manifest exist (for ``parquet``, if given)."""
+        target = self.path_for(parquet or self.parquet_path())
+        return target.is_file() and derived.manifest_path(target).is_file()
+
+    def manifest(self) -> dict[str, Any]:
+        """The manifest of an intact store, building or rebuilding the store first if needed."""
+        parquet = self.parquet_path()
+        target = self.path_for(parquet)
+        manifest, problem = self._check(parquet, target)
+        if manifest is None:
+            manifest = self._build(parquet, target, problem)
+        return manifest
+
+    def rebuild(self, problem: str) -> dict[str, Any]:
+        """Discard the manifest (so every process sees the store as damaged) and rebuild."""
+        parquet = self.parquet_path()
+        target = self.path_for(parquet)
+        with derived.file_lock(target):
+            derived.manifest_path(target).unlink(missing_ok=True)
+        return self._build(parquet, target, problem)
+
+    def _check(self, parquet: Path, target: Path) -> tuple[dict | None, str | None]:
+        if not target.exists() and not os.path.islink(target):
+            return None, None
+        manifest, problem = derived.check(
+            target, self.KIND, self.VERSION, parquet, {"store": target}, whole=False
+        )
+        if manifest is not None and manifest.get("columns") != self.columns:
+            return None, "built for other columns"
+        if manifest is not None and not well_formed(manifest):
+            return None, "its manifest is malformed"
+        return manifest, problem
+
+    def _build(self, parquet: Path, target: Path, problem: str | None) -> dict:
+        try:
+            with derived.file_lock(target):
+                manifest, found = self._check(parquet, target)
+                if manifest is not None:
+                    return manifest
+                # what the caller saw first: after rebuild() discarded the manifest, the
+                # re-check here can only say that there is none
+                problem = problem or found
+                if problem is not None:
+                    derived.rebuild_warning(target, problem)
+                else:
+                    logger.info("building the random-access store %s (once)", target)
+                return self._write(parquet, target)
+        except OSError as exc:  # permissions, a read-only file system, a full disk
+            raise CacheError(
+                f"cannot write {target} ({exc.strerror or exc}): set IR_DATASETS_HOME to a "
+                "writable folder with room"
+            ) from exc
+
+    def _write(self, parquet: Path, target: Path) -> dict:
+        """Stream the parquet into the IPC file, then checksum it and write the manifest."""
+        if self.spec is not None:
+            checked(parquet, self.spec)  # before anything reads the parquet's schema
+        schema = open_parquet(parquet).schema_arrow
+        schema = pa.schema([schema.field(name) for name in self.columns])
+        total = open_parquet(parquet).metadata.num_rows
+        derived.manifest_path(target).unlink(missing_ok=True)  # untrusted until written anew
+        blocks, rows = [], 0
+        with (
+            derived.replaced_atomically(target) as out,
+            ipc.new_file(out, schema) as writer,
+            progress(total=total, unit="doc", unit_scale=True, desc="store " + parquet.name) as bar,
+        ):
+            for batch in self._batches(parquet):
+                start = out.tell()
+                writer.write_batch(batch)
+                blocks.append([start, out.tell() - start, batch.num_rows])
+                rows += batch.num_rows
+                bar.update(batch.num_rows)
+        extra = {
+            "columns": self.columns,
+            "rows": rows,
+            "blocks": _block_crcs(target, blocks),
+            "pages": base64.b64encode(
+                typed_array("I", derived.page_crcs(target)).tobytes()
+            ).decode(),
+        }
+        return derived.write_manifest(
+            target, self.KIND, self.VERSION, parquet, {"store": target}, extra, crc=False
+        )
+
+    def _batches(self, parquet: Path):
+        """The parquet's rows, checked against the spec (repeated ids dropped) if there is one."""
+        if self.spec is None:
+            return read_batches(parquet, self.columns)
+        return checked_batches(parquet, self.spec, self.columns)
+
+
+def _block_crcs(path: Path, blocks: list[list[int]]) -> list[list[int]]:
+    """``blocks`` (offset, length, rows) with the CRC-32 of each block's bytes appended."""
+    with open(path, "rb") as data:
+        if blocks:  # the first range also holds the magic and the schema, written lazily
+            header = data.read(16)
+            schema_end = 16 + int.from_bytes(header[12:16], "little")
+            blocks[0] = [schema_end, blocks[0][0] + blocks[0][1] - schema_end, blocks[0][2]]
+        for block in blocks:
+            data.seek(block[0])
+            block.append(zlib.crc32(data.read(block[1])))
+    return blocks
+
+
+def well_formed(manifest: dict) -> bool:
+    """Whether a store manifest has the shape :meth:`StoreFile._write` gives it."""
+    blocks, size = manifest.get("blocks"), manifest["files"]["store"].get("size")
+    if not isinstance(blocks, list) or not isinstance(manifest.get("rows"), int):
+        return False
+    if not all(
+        isinstance(b, list) and len(b) == 4 and all(isinstance(v, int) and v >= 0 for v in b)
+        for b in blocks
+    ):
+        return False
+    if any(offset + length > size for offset, length, _, _ in blocks):
+        return False
+    return sum(b[2] for b in blocks) == manifest["rows"] and bool(
+        page_crcs_of(manifest) or not size
+    )
+
+
+def page_crcs_of(manifest: dict) -> list[int]:
+    """The per-page CRC-32s a manifest records (empty when missing or malformed)."""
+    try:
+        return typed_array("I", base64.b64decode(manifest["pages"])).tolist()
+    except (KeyError, TypeError, ValueError):
+        return []

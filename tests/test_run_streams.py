@@ -1,0 +1,160 @@
+"""Runs read from pipes, FIFOs and stdin: in parts like files when their queries are grouped,
+whole (from a copy) when they are not, stopped at the byte cap, and a closed stdin or a bad
+IR_BRIGHT_MAX_RUN_BYTES a one-line error."""
+
+from __future__ import annotations
+
+import io
+import itertools
+import os
+import random
+import sys
+import threading
+
+import ir_datasets
+import pytest
+
+import ir_bright  # noqa: F401
+from ir_bright.cli import main
+from ir_bright.errors import RunFormatError
+from ir_bright.runs import RunFile, max_run_bytes, read_run, read_run_parts
+from ir_bright.runs import files as run_files
+from ir_bright.runs import read as runs_read
+from ir_bright.scoring import Scorer
+from tests import protocol
+
+TEST_ID = "ir-bright-test/streams"
+NAMES = ["nDCG@10", "RR"]
+
+
+def run_text(rows):
+    return "".join(f"{q} Q0 {d} {i} {s!r} t\n" for i, (q, d, s) in enumerate(rows))
+
+
+@pytest.fixture
+def case(monkeypatch):
+    qrels, run = protocol.random_case(random.Random(5), queries=8, graded=True)
+    tiny = protocol.tiny_dataset(qrels, tuple(NAMES), TEST_ID)
+    monkeypatch.setitem(ir_datasets.registry._registered, TEST_ID, tiny)
+    return qrels, run
+
+
+def expected(qrels, run):
+    return {name: protocol.mean(name, qrels, run) for name in NAMES}
+
+
+def fake_stdin(monkeypatch, data: bytes):
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data)))
+
+
+def count_parts(monkeypatch):
+    parts = []
+    real = runs_read.read_run_parts
+
+    def counted(*args, **kwargs):
+        for part in real(*args, **kwargs):
+            parts.append(len(part))
+            yield part
+
+    monkeypatch.setattr("ir_bright.scoring.scorer.read_run_parts", counted)
+    monkeypatch.setattr(runs_read, "PART_ENTRIES", 50)
+    monkeypatch.setattr(run_files, "BLOCK_BYTES", 512)  # several blocks, so several parts
+    return parts
+
+
+@pytest.mark.parametrize("grouped", [True, False], ids=["grouped", "interleaved"])
+def test_stdin_is_scored_in_parts_when_grouped_and_whole_otherwise(case, monkeypatch, grouped):
+    qrels, run = case
+    if not grouped:
+        random.Random(2).shuffle(run)
+    parts = count_parts(monkeypatch)
+    fake_stdin(monkeypatch, run_text(run).encode())
+    got = Scorer(TEST_ID, NAMES).evaluate("-")
+    assert got == pytest.approx(expected(qrels, run), abs=1e-12)
+    assert len(parts) > 2 if grouped else parts == []
+
+
+def write_fifo(path, data: bytes, forever: bool = False):
+    """A writer thread feeding the FIFO ``data``, or, ``forever``, lines of new queries."""
+
+    def feed():
+        try:
+            with open(path, "wb") as out:
+                out.write(data)
+                for start in itertools.count(0, 1000) if forever else ():
+                    out.write(run_text((f"q{start + i}", "d", 1.0) for i in range(1000)).encode())
+        except BrokenPipeError:
+            pass  # the reader stopped
+
+    thread = threading.Thread(target=feed, daemon=True)
+    thread.start()
+    return thread
+
+
+@pytest.mark.parametrize("grouped", [True, False], ids=["grouped", "interleaved"])
+def test_a_fifo_is_scored_like_the_file(case, tmp_path, monkeypatch, grouped):
+    qrels, run = case
+    if not grouped:
+        random.Random(3).shuffle(run)
+    parts = count_parts(monkeypatch)
+    fifo = tmp_path / "run.fifo"
+    os.mkfifo(fifo)
+    writer = write_fifo(fifo, run_text(run).encode())
+    got = Scorer(TEST_ID, NAMES).evaluate(fifo)
+    writer.join(10)
+    assert got == pytest.approx(expected(qrels, run), abs=1e-12)
+    assert len(parts) > 2 if grouped else parts == []
+
+
+def test_a_fifo_that_never_ends_stops_at_the_byte_cap(case, tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("IR_BRIGHT_MAX_RUN_BYTES", str(4 << 20))
+    fifo = tmp_path / "endless.fifo"
+    os.mkfifo(fifo)
+    writer = write_fifo(fifo, b"", forever=True)
+    status = main(["evaluate", TEST_ID, str(fifo)])
+    err = capsys.readouterr().err
+    writer.join(10)
+    assert status == 2 and len(err.strip().splitlines()) == 1
+    assert "over 4,194,304 bytes of run text" in err and "IR_BRIGHT_MAX_RUN_BYTES" in err
+    assert not writer.is_alive()
+
+
+def test_a_run_file_is_read_again_from_its_start(tmp_path):
+    path = tmp_path / "r.run"
+    path.write_text(run_text([("q1", "a", 2.0), ("q2", "b", 1.0), ("q1", "c", 0.5)]))
+    with RunFile(path) as file, pytest.raises(RunFormatError, match="not together"):
+        list(read_run_parts(file))
+    with RunFile(path) as file:
+        first = [rows.doc_ids for rows in file.rows()]
+        assert [rows.doc_ids for rows in file.rows()] == first == [["a", "b", "c"]]
+
+
+def test_a_pipe_is_read_again_from_a_copy(monkeypatch):
+    rows = [("q1", "a", 2.0), ("q2", "b", 1.0), ("q1", "c", 0.5)]
+    fake_stdin(monkeypatch, run_text(rows).encode())
+    with RunFile("-") as file:
+        with pytest.raises(RunFormatError, match="stdin line 3: the lines of query 'q1'"):
+            list(read_run_parts(file))
+        assert read_run(file) == {"q1": {"a": 2.0, "c": 0.5}, "q2": {"b": 1.0}}
+
+
+def test_evaluate_with_stdin_closed_is_a_one_line_error(case, monkeypatch, capsys):
+    monkeypatch.setattr(sys, "stdin", None)
+    status = main(["evaluate", TEST_ID, "-"])
+    out, err = capsys.readouterr()
+    assert status == 2 and out == "" and len(err.strip().splitlines()) == 1
+    assert "stdin: there is no standard input" in err
+
+
+@pytest.mark.parametrize("value", ["0", "-5", "1e9", "nan", "inf", "lots", "1.5", "٣"])
+def test_a_bad_byte_cap_is_a_one_line_error_naming_the_variable(monkeypatch, value):
+    monkeypatch.setenv("IR_BRIGHT_MAX_RUN_BYTES", value)
+    with pytest.raises(RunFormatError, match=rf"^IR_BRIGHT_MAX_RUN_BYTES={value!r} is not"):
+        max_run_bytes()
+
+
+def test_a_good_byte_cap_is_read(monkeypatch):
+    monkeypatch.setenv("IR_BRIGHT_MAX_RUN_BYTES", " 8589934592 ")
+    assert max_run_bytes() == 8589934592
+    monkeypatch.delenv("IR_BRIGHT_MAX_RUN_BYTES")
+    assert max_run_bytes() == 4 << 30
