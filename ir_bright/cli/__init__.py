@@ -28,11 +28,22 @@ from typing import Any, NoReturn
 
 from ..errors import IrBrightError
 
-SUBCOMMANDS = ("list", "download", "info", "export", "evaluate", "bm25", "report", "compare")
+SUBCOMMANDS = (
+    "list",
+    "download",
+    "info",
+    "export",
+    "evaluate",
+    "bm25",
+    "candidates",
+    "fuse",
+    "report",
+    "compare",
+)
 DESCRIPTION = (
     "BRIGHT, MM-BRIGHT and BRIGHT-Pro for ir_datasets: list, download, describe and export the "
-    "datasets, score runs under the official protocol, run the BM25 baseline, and make the "
-    "papers' tables and paired comparisons."
+    "datasets, score runs under the official protocol, run the BM25 baseline, make reranking "
+    "candidates and fused runs, and make the papers' tables and paired comparisons."
 )
 USAGE_ERROR = 2
 INTERNAL_ERROR = 1
