@@ -42,10 +42,11 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace) -> int:
     """Write the candidates as JSON lines."""
+    from ..outputs import Output
     from ..pipelines import candidates, write_jsonl
-    from ..pipelines.output import open_output
 
+    output = Output(args.output, "the candidates", inputs=[args.run_file])
     rows = candidates(args.dataset, args.run_file, args.depth)
-    with open_output(args.output, "the candidates", inputs=[args.run_file]) as out:
+    with output.open() as out:
         write_jsonl(rows, out)
     return 0

@@ -26,7 +26,7 @@ examples:
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     """Add the ``fuse`` subcommand."""
-    from ..pipelines.fuse import DEPTH, METHODS, NORMS, RRF_K
+    from ..pipelines.fusion import DEPTH, METHODS, NORMS, RRF_K
 
     parser = add_subcommand(
         subparsers,
@@ -56,17 +56,20 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace) -> int:
     """Read the runs, fuse them and write the fused run."""
+    from ..outputs import Output
     from ..pipelines import fuse
-    from ..pipelines.output import write_run
     from ..runs import read_run
+    from ..runs.write import ranked_docs, write_trec
     from ..scoring import excluded_docs
 
+    output = Output(args.output, "the fused run", inputs=args.runs)
     weights = _weights(args.weights)
     tag = args.tag or f"ir_bright-fuse-{args.method}"
     runs = [read_run(path, path) for path in args.runs]
     excluded = excluded_docs(args.dataset) if args.dataset else None
     fused = fuse(runs, args.method, args.norm, weights, args.rrf_k, args.depth, excluded)
-    write_run(fused, args.output, tag, inputs=args.runs)
+    with output.open() as out:
+        write_trec(ranked_docs(fused), out, tag)
     return 0
 
 

@@ -1,9 +1,9 @@
 """The leaderboard's pipelines under the official protocol: reranking candidates
-(:mod:`.candidates`), run fusion (:mod:`.fuse`) and user query sets (:mod:`.queries`). Each
+(:mod:`.reranking`), run fusion (:mod:`.fusion`) and user query sets (:mod:`.queries`). Each
 works on any run ir_bright reads and writes runs every command scores.
 
 The names below are importable from the package; each module is loaded on first use of one
-of its names, so that the command line's parsers can read :mod:`.fuse`'s constants without
+of its names, so that the command line's parsers can read :mod:`.fusion`'s constants without
 importing ir_datasets.
 """
 
@@ -13,14 +13,14 @@ import importlib
 from typing import Any
 
 _EXPORTS = {
-    "Candidate": "candidates",
-    "CandidatesError": "candidates",
-    "candidates": "candidates",
-    "write_jsonl": "candidates",
-    "FusionError": "fuse",
-    "fuse": "fuse",
-    "normalise": "fuse",
-    "trec_order": "fuse",
+    "Candidate": "reranking",
+    "CandidatesError": "reranking",
+    "candidates": "reranking",
+    "write_jsonl": "reranking",
+    "FusionError": "fusion",
+    "fuse": "fusion",
+    "normalise": "fusion",
+    "trec_order": "fusion",
     "QueriesError": "queries",
     "UserQueries": "queries",
     "query_texts": "queries",

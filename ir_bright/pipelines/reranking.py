@@ -21,7 +21,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from typing import IO, Any, NamedTuple
 
 from ..errors import IrBrightError
-from .fuse import trec_order
+from .fusion import trec_order
 from .queries import query_texts
 
 logger = logging.getLogger(__name__)

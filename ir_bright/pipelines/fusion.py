@@ -19,7 +19,6 @@ Two choices follow the official scorer instead of ranx's internals:
 
 from __future__ import annotations
 
-import heapq
 import math
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -47,14 +46,12 @@ class FusionError(IrBrightError):
 
 def trec_order(ranking: Ranking, depth: int | None = None) -> list[tuple[str, float]]:
     """``ranking``'s (doc id, score) pairs in trec_eval's order (score descending, then doc id
-    descending), the ``depth`` best only when given."""
-    if depth is not None and depth < len(ranking):
-        return heapq.nlargest(depth, ranking.items(), key=_score_then_id)
-    return sorted(ranking.items(), key=_score_then_id, reverse=True)
+    descending), the ``depth`` best only when given: the official scorer's own cut."""
+    from ..scoring.protocol import best
 
-
-def _score_then_id(item: tuple[str, float]) -> tuple[float, str]:
-    return item[1], item[0]
+    if not ranking:
+        return []
+    return best(ranking, len(ranking) if depth is None else depth)
 
 
 def normalise(ranking: Ranking, norm: str) -> dict[str, float]:
