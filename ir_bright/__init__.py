@@ -27,7 +27,7 @@ the command line can say so in one line, and every name of the package raises th
 
 try:
     from .registry import register
-    from .results.compare import compare, per_query  # ir_bright.compare: the function
+    from .results.comparison import compare, per_query  # ir_bright.compare: the function
     from .scoring import drop_excluded, evaluate
     from .scoring.official import Official
 

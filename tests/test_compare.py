@@ -15,7 +15,7 @@ from scipy import stats
 
 import ir_bright
 from ir_bright.cli import main
-from ir_bright.results.compare import (
+from ir_bright.results.comparison import (
     RECORD_KEYS,
     adjust,
     bootstrap_interval,

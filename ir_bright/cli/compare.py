@@ -28,7 +28,7 @@ With --benchmark each BASELINE or SYSTEM is a folder of runs named as for `ir-br
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     """Add the ``compare`` subcommand."""
-    from ..results.compare import CONFIDENCE, CORRECTIONS, FORMATS, SAMPLES, SEED, TESTS
+    from ..results.comparison import CONFIDENCE, CORRECTIONS, FORMATS, SAMPLES, SEED, TESTS
     from ..results.report import benchmark_names
 
     parser = add_subcommand(
@@ -69,7 +69,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 def run(args: argparse.Namespace) -> int:
     """Compare, then print the table (and draw the plot)."""
     from .. import compare as api  # the function (ir_bright.compare)
-    from ..results.compare import CompareError, format_comparison, plot_comparison
+    from ..results.comparison import CompareError, format_comparison, plot_comparison
     from ..results.report import benchmark, check_plot_path
 
     if not 0 < args.alpha < 1:
