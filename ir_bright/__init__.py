@@ -16,6 +16,7 @@ __all__ = [
     "drop_excluded",
     "evaluate",
     "per_query",
+    "per_query_frame",
     "register",
     "__version__",
 ]
@@ -27,7 +28,7 @@ the command line can say so in one line, and every name of the package raises th
 
 try:
     from .registry import register
-    from .results.comparison import compare, per_query  # ir_bright.compare: the function
+    from .results.comparison import compare, per_query, per_query_frame
     from .scoring import drop_excluded, evaluate
     from .scoring.official import Official
 

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from ir_bright.cli import main
-from ir_bright.results import report
+from ir_bright.results import references, report
 from tests.test_report import bright, hand_runs  # noqa: F401 - bright is a fixture
 
 REFERENCES = json.loads(
@@ -21,18 +21,16 @@ ROWS = [(bench, name) for bench, rows in REFERENCES.items() for name in rows]
 def published_row(monkeypatch):
     """Add published rows ``hand`` (the hand runs' cells: Bio 77.5, AoPS 81.5) and ``near``
     (Bio 77.7) to benchmark bright, as etc/reference.json would hold them."""
-    real = report._etc
+    real = references._catalogue
 
-    def etc(name):
-        data = real(name)
-        if name != "reference.json":
-            return data
-        rows = dict(data["references"]["bright"])
+    def catalogue():
+        data = real()
+        rows = dict(data["bright"])
         rows["hand"] = {"label": "hand", "values": {"Bio": 77.5, "AoPS": 81.5}, "source": "test"}
         rows["near"] = {"label": "near", "values": {"Bio": 77.7, "AoPS": 81.5}, "source": "test"}
-        return {"references": {**data["references"], "bright": rows}}
+        return {**data, "bright": rows}
 
-    monkeypatch.setattr(report, "_etc", etc)
+    monkeypatch.setattr(references, "_catalogue", catalogue)
 
 
 def check(capsys, *argv):

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import logging
 import sys
+from pathlib import Path
 from typing import Any
 
+from ..results.tables import FORMATS
 from . import add_subcommand
 
 EPILOG = """For each dataset, measure and system: the means, their difference with a 95% paired
@@ -28,8 +29,8 @@ With --benchmark each BASELINE or SYSTEM is a folder of runs named as for `ir-br
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     """Add the ``compare`` subcommand."""
-    from ..results.comparison import CONFIDENCE, CORRECTIONS, FORMATS, SAMPLES, SEED, TESTS
-    from ..results.report import benchmark_names
+    from ..results.stats import CONFIDENCE, CORRECTIONS, SAMPLES, SEED, TESTS
+    from ..results.suites import benchmark_names
 
     parser = add_subcommand(
         subparsers,
@@ -68,36 +69,30 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace) -> int:
     """Compare, then print the table (and draw the plot)."""
-    from .. import compare as api  # the function (ir_bright.compare)
-    from ..results.comparison import CompareError, format_comparison, plot_comparison
-    from ..results.report import benchmark, check_plot_path
+    from ..results import comparison, comparison_output, plots, stats
 
-    if not 0 < args.alpha < 1:
-        raise CompareError(f"--alpha must be between 0 and 1, not {args.alpha}")
+    options = stats.Options(
+        args.test, args.correction, args.samples, args.seed, args.confidence, args.alpha
+    )
     if args.plot is not None:
-        check_plot_path(args.plot)  # before the (long) scoring
-    labels = {}
-    if args.benchmark:
-        bench = benchmark(args.benchmark)
-        labels = {**dict(zip(bench.ids, bench.labels)), bench.name: "Avg"}
-    frame = api(
-        args.baseline,
-        args.systems,
+        plots.check_plot_path(args.plot)  # before the (long) scoring
+    frame = comparison.compare(
+        _path(args.baseline),
+        [_path(s) for s in args.systems],
         args.dataset,
         benchmark=args.benchmark,
         measures=args.measures,
-        test=args.test,
-        correction=args.correction,
-        samples=args.samples,
-        seed=args.seed,
-        confidence=args.confidence,
+        options=options,
         progress=True,
     )
+    labels = comparison_output.column_labels(args.benchmark)
     if args.plot:
-        logging.getLogger("matplotlib").setLevel(logging.WARNING)  # its font-cache chatter
-        plot_comparison(frame, args.plot, labels, args.alpha)
-    text = format_comparison(
-        frame, args.format, labels, args.alpha, args.samples, args.seed, args.confidence
-    )
-    sys.stdout.write(text)
+        comparison_output.plot_comparison(frame, args.plot, labels)
+    sys.stdout.write(comparison_output.format_comparison(frame, args.format, labels))
     return 0
+
+
+def _path(argument: str) -> Any:
+    """A run argument as a path (a str holding a line break would be read as run text);
+    ``-`` stays stdin."""
+    return argument if argument == "-" else Path(argument)

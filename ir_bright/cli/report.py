@@ -5,11 +5,13 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
+from typing import Any
 
+from ..results.tables import FORMATS
 from . import add_subcommand
 
 EPILOG = """run files are found by name: the dataset id with each / written __, plus .trec, .run,
-.txt or .tsv (optionally .gz), e.g. bright__biology.trec, bright__pony-long.run.gz,
+.txt, .tsv or .res (optionally .gz), e.g. bright__biology.trec, bright__pony-long.run.gz,
 mm-bright__academia__task1.trec. A folder of such files is one system (named after the
 folder); a folder of such folders is one system per sub-folder; loose files and ID=PATH
 arguments form one system named --name.
@@ -32,8 +34,9 @@ bright-long: paper-bm25 (average only);
 mm-bright-task1..3: paper-<model> (averages only), e.g. paper-bm25."""
 
 
-def add_parser(subparsers) -> argparse.ArgumentParser:
-    from ..results.report import benchmark_names
+def add_parser(subparsers: Any) -> argparse.ArgumentParser:
+    """Add the ``report`` subcommand."""
+    from ..results.suites import benchmark_names
 
     parser = add_subcommand(
         subparsers,
@@ -54,9 +57,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         metavar="NAME",
         help=f"one of {', '.join(benchmark_names())}; default: the one the run files belong to",
     )
-    parser.add_argument(
-        "--format", choices=("markdown", "csv", "latex", "json"), default="markdown"
-    )
+    parser.add_argument("--format", choices=FORMATS, default="markdown")
     parser.add_argument(
         "-m", "--measure", help="another measure than the benchmark's headline, e.g. R@100"
     )
@@ -85,44 +86,27 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Make the report, print the table; status 1 when a checked cell is outside."""
     from ..results import report
 
-    if args.benchmark is None:
-        bench = report.infer_benchmark(args.runs)
-    else:
-        bench = report.benchmark(args.benchmark)
-    names = [n.strip() for value in args.reference for n in value.split(",") if n.strip()]
-    if args.plot is not None:
-        report.check_plot_path(args.plot)  # before the (long) scoring
-    measure = args.measure or bench.measure
-    if names or args.check:  # check before the (long) scoring
-        report.reference_rows(
-            [*names, *([args.check] if args.check else [])], bench, str(_parse(measure))
-        )
-    if args.tolerance is not None:
-        if not args.check:
-            raise report.ReportError("--tolerance applies to --check: give --check NAME too")
-        report.check_tolerance(args.tolerance)
-    systems = report.collect(args.runs, bench, args.name)
-    table = report.score(systems, bench, measure)
-    failures = report.check(table, args.check, args.tolerance) if args.check else []
-    table.rows += report.reference_rows(names, bench, table.measure)
-    if args.plot:
-        logging.getLogger("matplotlib").setLevel(logging.WARNING)  # its font-cache chatter
-        report.plot(table, args.plot)
-    sys.stdout.write(report.format_table(table, args.format))
-    if failures:
+    request = report.ReportRequest(
+        runs=args.runs,
+        benchmark=args.benchmark,
+        measure=args.measure,
+        references=[n.strip() for value in args.reference for n in value.split(",") if n.strip()],
+        check=args.check,
+        tolerance=args.tolerance,
+        name=args.name,
+        plot=args.plot,
+    )
+    made = report.make_report(request)
+    sys.stdout.write(report.format_table(made.table, args.format))
+    if made.failures:
         logging.getLogger(__name__).error(
             "%d cells outside the tolerance of %s: %s",
-            len(failures),
+            len(made.failures),
             args.check,
-            ", ".join(failures),
+            ", ".join(made.failures),
         )
         return 1
     return 0
-
-
-def _parse(measure: str):
-    from ..scoring import parse_measures
-
-    return parse_measures([measure])[0]
