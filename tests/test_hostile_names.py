@@ -35,6 +35,7 @@ def system(tmp_path, name):
 
 
 def cli(capsys, *argv):
+    """The standard output of a command that must succeed."""
     status = main(list(argv))
     out, err = capsys.readouterr()
     assert status == 0, err
@@ -88,7 +89,7 @@ def test_report_reads_every_name_and_keeps_the_markdown_table_whole(name, tmp_pa
     lines = out.splitlines()
     assert len(lines) == 3  # header, rule, one row
     cells = markdown_cells(lines[2])
-    assert len(cells) == len(markdown_cells(lines[0])) == 14  # system, 12 domains, Avg
+    assert len(cells) == len(markdown_cells(lines[0])) == 17  # system, 12 domains, 3 groups, Avg
     assert cells[0] == markdown_text(name) and cells[1] == "50.0"
 
 

@@ -14,7 +14,9 @@ EPILOG = """For each dataset, measure and system: the means, their difference wi
 bootstrap interval, the two-sided paired t-test and Wilcoxon signed-rank p-values over the
 dataset's queries, and the p-value of --test corrected over the whole table (Holm by default).
 With --benchmark, a last row per system is the macro average over the domains, tested over
-all queries of all domains pooled. Queries missing from a run count as 0 (a warning says so).
+all queries of all domains pooled; before it, for BRIGHT, one row per group (StackExchange,
+Coding, Theorem) whose domains are all compared, tested over the group's queries pooled.
+Queries missing from a run count as 0 (a warning says so).
 Wilcoxon: scipy's zero_method='wilcox' (equal scores dropped), average ranks for ties, exact
 for small samples without ties, else normal approximation: as pt.Experiment(test='wilcoxon').
 

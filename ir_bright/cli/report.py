@@ -44,7 +44,8 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         "report",
         help="the paper's per-domain table (and a bar chart) from runs",
         description="Score one run per dataset officially and print the paper's table: one "
-        "row per system, one column per domain plus the macro average, x100 with one decimal.",
+        "row per system, one column per domain, per group of domains (BRIGHT: StackExchange, "
+        "Coding, Theorem) and the macro average, x100 with one decimal.",
         epilog=EPILOG,
     )
     parser.add_argument(

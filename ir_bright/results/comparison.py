@@ -20,7 +20,12 @@ With a benchmark, a whole-benchmark record per measure and system follows the do
 ``dataset`` is the benchmark's name): ``mean``, ``baseline_mean`` and ``delta`` are the macro
 averages over the compared domains (as the papers' Avg column), the interval is a stratified
 bootstrap of the macro difference (each domain's queries resampled within the domain), and the
-two tests are over the queries of all domains pooled (``test`` says so).
+two tests are over the queries of all domains pooled (``test`` says so). Each group of the
+benchmark (BRIGHT's ``StackExchange``, ``Coding``, ``Theorem``) whose domains are all compared
+gets a record the same way, over its domains (its ``dataset`` is the group's label), between
+the domains and the whole-benchmark record: macro means, a bootstrap stratified by domain, and
+the two tests on the per-query scores of its domains pooled. The group and whole-benchmark
+records are in the family the correction covers.
 
 The settings of the tests (``test``, ``correction``, ``samples``, ``seed``, ``confidence``,
 ``alpha``) are one :class:`~ir_bright.results.stats.Options`; the DataFrame :func:`compare`
@@ -43,6 +48,7 @@ import numpy as np
 from .errors import CompareError
 from .pairs import benchmark_runs, compared_domains, label_runs
 from .stats import TESTS, Options, adjust, bootstrap_interval, paired_tests
+from .suites import Benchmark
 from .suites import benchmark as find_benchmark
 
 __all__ = ["POOLED", "RECORD_KEYS", "compare", "per_query", "per_query_frame"]
@@ -148,13 +154,13 @@ def compare(
         runs = {name: benchmark_runs(run, bench, name) for name, run in labelled.items()}
         domains = compared_domains(runs, bench)
         measure_names: Iterable[Any] | None = [bench.measure] if measures is None else measures
-        overall = bench.name if len(domains) > 1 else None
+        pooled = _pooled(bench, list(domains))
     else:
         key = dataset if isinstance(dataset, str) else "dataset"
         runs = {name: {key: run} for name, run in labelled.items()}
-        domains, measure_names, overall = {key: dataset}, measures, None
+        domains, measure_names, pooled = {key: dataset}, measures, []
     scores = _score(runs, domains, measure_names, progress)
-    records = _records(scores, list(labelled), overall, options)
+    records = _records(scores, list(labelled), pooled, options)
     import pandas as pd
 
     frame = pd.DataFrame(records, columns=list(RECORD_KEYS))
@@ -174,8 +180,18 @@ def _options(options: Options | None, settings: dict[str, Any]) -> Options:
     return Options(**{**base, **settings})
 
 
+def _pooled(bench: Benchmark, domains: list[str]) -> list[tuple[str, list[str]]]:
+    """The records over several domains: ``(dataset, its domains)`` of each group whose
+    domains are all compared, then of the whole benchmark (when more than one is compared)."""
+    pooled = [(g.label, list(g.ids)) for g in bench.groups if set(g.ids) <= set(domains)]
+    return pooled + ([(bench.name, domains)] if len(domains) > 1 else [])
+
+
 def _records(
-    scores: dict[str, dict[str, _Scores]], names: list[str], overall: str | None, options: Options
+    scores: dict[str, dict[str, _Scores]],
+    names: list[str],
+    pooled: list[tuple[str, list[str]]],
+    options: Options,
 ) -> list[dict[str, Any]]:
     """Every record of the table, the p-value of ``options.test`` corrected over all of them."""
     base, systems = names[0], names[1:]
@@ -183,9 +199,9 @@ def _records(
     for measure, by_domain in scores.items():
         for domain, table in by_domain.items():
             records += [_record(domain, measure, s, base, [table], options) for s in systems]
-        if overall is not None:
-            tables = list(by_domain.values())
-            records += [_record(overall, measure, s, base, tables, options) for s in systems]
+        for dataset, domains in pooled:
+            tables = [by_domain[d] for d in domains]
+            records += [_record(dataset, measure, s, base, tables, options) for s in systems]
     column = "p_ttest" if options.test == "t" else "p_wilcoxon"
     adjusted = adjust([r[column] for r in records], options.correction)
     for record, p in zip(records, adjusted):

@@ -122,14 +122,16 @@ def _legend(
         f"CI: {options.confidence:.0%} paired bootstrap (percentile, {options.samples} samples, "
         f"seed {options.seed}).",
     ]
-    pooled = [r for r in records if r["test"].endswith(POOLED)]
+    pooled = list(dict.fromkeys(r["dataset"] for r in records if r["test"].endswith(POOLED)))
     if pooled:
-        row = pooled[0]
+        overall = pooled[-1]
+        queries = next(r["queries"] for r in records if r["dataset"] == overall)
         domains = len({r["dataset"] for r in records if not r["test"].endswith(POOLED)})
         lines.append(
-            f"{labels.get(row['dataset'], row['dataset'])}: macro average of the {domains} "
-            f"domains; its CI resamples each domain's queries; its tests pool the "
-            f"{row['queries']} queries of all domains."
+            f"{labels.get(overall, overall)}: macro average of the {domains} domains; its CI "
+            f"resamples each domain's queries; its tests pool the {queries} queries of all "
+            "domains."
+            + (f" {', '.join(pooled[:-1])}: likewise over their domains." if pooled[1:] else "")
         )
     return lines
 

@@ -51,7 +51,8 @@ def published(name: str, bench: Benchmark, measure: str) -> dict[str, Any]:
 def _cells(spec: dict[str, Any], bench: Benchmark) -> dict[str, float]:
     """``{dataset id or Avg: published value x100}`` of the cells a published row gives."""
     values = spec.get("values") or {}  # null: the source gives only the average
-    cells = {d: values[label] for d, label in zip(bench.ids, bench.labels) if label in values}
+    labels = {bench.label(column): column for column in bench.columns}
+    cells = {labels[label]: value for label, value in values.items() if label in labels}
     if spec.get("average") is not None:
         cells[AVERAGE] = spec["average"]
     return cells
@@ -63,7 +64,7 @@ def reference_rows(names: Iterable[str], bench: Benchmark, measure: str) -> list
     for name in names:
         spec = published(name, bench, measure)
         cells = {column: value / 100 for column, value in _cells(spec, bench).items()}
-        values = {d: cells.get(d) for d in bench.ids}
+        values = {column: cells.get(column) for column in bench.columns}
         rows.append(Row(spec["label"], values, cells.get(AVERAGE), True))
     return rows
 
@@ -86,7 +87,7 @@ def check(table: Table, name: str, tolerance: float | None = None) -> list[str]:
         ours = {**row.values, AVERAGE: row.average}
         checks = {}
         for column, value in cells.items():
-            mine = ours[column]
+            mine = ours.get(column)
             checks[column] = Check(value, decimals, None if mine is None else mine * 100, tolerance)
             if not checks[column].within:
                 failures.append(f"{row.name} {table.benchmark.label(column)}")

@@ -120,8 +120,8 @@ def make_report(request: ReportRequest) -> Report:
 
 
 def _columns(table: Table) -> list[str]:
-    """The table's value columns: the dataset ids, then the average."""
-    return [*table.benchmark.ids, AVERAGE]
+    """The table's value columns: the dataset ids, the groups, then the average."""
+    return [*table.benchmark.columns, AVERAGE]
 
 
 def _cell(value: float | None) -> str:
@@ -135,7 +135,7 @@ def grid(table: Table) -> Grid:
     for row in table.rows:
         checks = table.checks.get(row.name, {}) if not row.reference else {}
         values = {**row.values, AVERAGE: row.average}
-        cells = [checks[c].text() if c in checks else _cell(values[c]) for c in _columns(table)]
+        cells = [checks[c].text() if c in checks else _cell(values.get(c)) for c in _columns(table)]
         body.append([row.name, *cells])
     title = f"{table.benchmark.title}, {table.measure} x100 (official protocol)"
     return Grid(header, body, 1, title, table.notes)
@@ -147,7 +147,12 @@ def format_table(table: Table, fmt: str = "markdown") -> str:
 
 
 def _as_json(table: Table) -> dict[str, Any]:
-    columns = [{"id": i, "label": table.benchmark.label(i)} for i in table.benchmark.ids]
+    columns: list[dict[str, Any]] = [
+        {"id": i, "label": table.benchmark.label(i)} for i in table.benchmark.ids
+    ]
+    columns += [
+        {"id": g.label, "label": g.label, "group": list(g.ids)} for g in table.benchmark.groups
+    ]
     rows = []
     for row in table.rows:
         rows.append(
@@ -178,12 +183,12 @@ def _check_json(checks: dict[str, Check]) -> dict[str, Any]:
 
 
 def plot(table: Table, path: str | Path) -> Path:
-    """Draw the table as a grouped bar chart (one group per domain plus the average) to PNG."""
+    """Draw the table as a grouped bar chart (one group of bars per column) to PNG."""
     columns = _columns(table)
     series = []
     for row in table.rows:
         values = {**row.values, AVERAGE: row.average}
-        heights = [None if (v := values[c]) is None else v * 100 for c in columns]
+        heights = [None if (v := values.get(c)) is None else v * 100 for c in columns]
         series.append(plots.Bars(row.name, heights, row.reference))
     labels = [table.benchmark.label(c) for c in columns]
     title = f"{table.benchmark.title}, {table.measure} (official protocol)"

@@ -1,8 +1,9 @@
 """The scored table of a report: one :class:`Row` per system, scored officially (:func:`score`).
 
 Every run is scored with :class:`ir_bright.scoring.Scorer` (the official protocol, qrels read
-once per dataset); a cell is the mean over the dataset's queries; the average is the unweighted
-mean of the domains, and is given only when the system has a run for every domain.
+once per dataset); a cell is the mean over the dataset's queries; a group's cell (BRIGHT's
+StackExchange, Coding, Theorem) is the unweighted mean of its domains, and the average that of
+all domains, each given only when the system has a run for every domain it covers.
 """
 
 from __future__ import annotations
@@ -22,7 +23,8 @@ logger = logging.getLogger(__name__)
 
 @dataclass
 class Row:
-    """A scored row: values (fractions, not x100) by dataset id; None where no run."""
+    """A scored row: values (fractions, not x100) by dataset id, then by group label (the mean
+    of its domains); None where no run (or a group's domain has none)."""
 
     name: str
     values: dict[str, float | None]
@@ -109,7 +111,9 @@ def _row(name: str, values: dict[str, float | None], bench: Benchmark) -> Row:
             len(bench.ids),
             missing[0],
         )
-    return Row(name, values, mean_of(values.values()))
+    for group in bench.groups:
+        values[group.label] = mean_of(values[d] for d in group.ids)
+    return Row(name, values, mean_of(values[d] for d in bench.ids))
 
 
 def mean_of(values: Iterable[float | None]) -> float | None:

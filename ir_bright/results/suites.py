@@ -4,7 +4,8 @@ A *benchmark* is an ordered list of dataset ids with the column labels the paper
 headline measure: ``bright`` (12 domains, nDCG@10), ``bright-<model>-reason`` (the same domains
 with an LLM's reasoning as queries), ``bright-adjusted``, ``bright-long`` (8 domains, R@1),
 ``mm-bright-task1`` ... ``mm-bright-task4``, ``mm-bright-task4-legacy`` (29 domains, nDCG@10),
-``bright-pro``.
+``bright-pro``. A benchmark may have *groups* of domains, each reported as the macro average of
+its domains beside the benchmark's: BRIGHT's ``StackExchange``, ``Coding`` and ``Theorem``.
 
 File-naming rule, used by every command that finds runs by name (``report``, ``compare``):
 the file name without its extensions (``.gz``, then one of :data:`RUN_SUFFIXES`) is the dataset
@@ -24,6 +25,7 @@ __all__ = [
     "AVERAGE",
     "RUN_SUFFIXES",
     "Benchmark",
+    "Group",
     "benchmark",
     "benchmark_names",
     "benchmarks_of",
@@ -40,18 +42,32 @@ AVERAGE = "Avg"
 
 
 @dataclass(frozen=True)
+class Group:
+    """Domains averaged together: a label (the column's) and their dataset ids."""
+
+    label: str
+    ids: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class Benchmark:
-    """An ordered set of datasets reported together."""
+    """An ordered set of datasets reported together, and its groups of them."""
 
     name: str
     title: str
     measure: str
     ids: tuple[str, ...]
     labels: tuple[str, ...]
+    groups: tuple[Group, ...] = ()
 
     def label(self, column: str) -> str:
-        """The printed label of a dataset id (other columns are their own label)."""
+        """The printed label of a dataset id (groups and Avg are their own label)."""
         return self.labels[self.ids.index(column)] if column in self.ids else column
+
+    @property
+    def columns(self) -> tuple[str, ...]:
+        """The value columns of a row: the dataset ids, then the group labels."""
+        return (*self.ids, *(g.label for g in self.groups))
 
 
 @cache
@@ -72,13 +88,14 @@ def benchmark(name: str) -> Benchmark:
     if name not in known:
         raise ReportError(f"unknown benchmark {name!r}: choose one of {', '.join(known)}")
     spec = known[name]
-    return Benchmark(
-        name=name,
-        title=spec["title"],
-        measure=spec["measure"],
-        ids=tuple(c["id"] for c in spec["columns"]),
-        labels=tuple(c["label"] for c in spec["columns"]),
+    ids = tuple(c["id"] for c in spec["columns"])
+    labels = tuple(c["label"] for c in spec["columns"])
+    by_label = dict(zip(labels, ids))
+    groups = tuple(
+        Group(g["label"], tuple(by_label[label] for label in g["columns"]))
+        for g in spec.get("groups", ())
     )
+    return Benchmark(name, spec["title"], spec["measure"], ids, labels, groups)
 
 
 def benchmarks_of(dataset_id: str) -> list[str]:
