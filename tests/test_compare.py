@@ -297,6 +297,7 @@ def test_json_records_have_exactly_the_documented_keys(runs, capsys):
     assert list(RECORD_KEYS) == [
         "dataset", "measure", "system", "baseline", "mean", "baseline_mean", "delta", "ci_low",
         "ci_high", "p_ttest", "p_wilcoxon", "p_adjusted", "test", "correction", "queries",
+        "setting",
     ]  # fmt: skip
     assert records[0]["measure"] == "nDCG@10" and records[0]["queries"] == QUERIES
 

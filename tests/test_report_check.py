@@ -88,7 +88,8 @@ def test_every_published_row_can_be_checked(bench_name, name):
     """A system scoring exactly the published cells passes; one cell off by more than the
     tolerance fails, and only that cell."""
     bench = report.benchmark(bench_name)
-    spec = REFERENCES[bench_name][name]
+    spec = dict(REFERENCES[bench_name][name])
+    spec["values"] = spec["values"] or {}  # null: the source publishes only the average
     mean = spec.get("average")
     values = {
         d: spec["values"].get(label, mean) / 100 if mean or label in spec["values"] else None

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from ..results.settings import SETTING_HELP
 from ..results.tables import FORMATS
 from . import add_subcommand
 
@@ -26,7 +27,8 @@ examples:
   ir-bright compare runs/bm25 runs/mine -b bright --test wilcoxon --correction bh --format json
   ir-bright compare runs/bm25 runs/mine -b bright -m R@100 --samples 20000 --seed 7 --format latex
 With --benchmark each BASELINE or SYSTEM is a folder of runs named as for `ir-bright report`
-(bright__biology.trec, ...); the datasets compared are the baseline's."""
+(bright__biology.trec, ...), and a folder's system.json gives its setting; the datasets compared
+are the baseline's."""
 
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
@@ -66,6 +68,9 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument("--confidence", type=float, default=CONFIDENCE, help="interval level")
     parser.add_argument("--format", choices=FORMATS, default="markdown")
     parser.add_argument("--plot", metavar="FILE.png", help="also draw the differences")
+    parser.add_argument(
+        "--setting", action="append", default=[], metavar="[SYSTEM=]SETTING", help=SETTING_HELP
+    )
     return parser
 
 
@@ -85,6 +90,7 @@ def run(args: argparse.Namespace) -> int:
         benchmark=args.benchmark,
         measures=args.measures,
         options=options,
+        setting=args.setting,
         progress=True,
     )
     labels = comparison_output.column_labels(args.benchmark)

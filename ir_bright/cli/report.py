@@ -7,6 +7,7 @@ import logging
 import sys
 from typing import Any
 
+from ..results.settings import SETTING_HELP
 from ..results.tables import FORMATS
 from . import add_subcommand
 
@@ -14,7 +15,11 @@ EPILOG = """run files are found by name: the dataset id with each / written __, 
 .txt, .tsv or .res (optionally .gz), e.g. bright__biology.trec, bright__pony-long.run.gz,
 mm-bright__academia__task1.trec. A folder of such files is one system (named after the
 folder); a folder of such folders is one system per sub-folder; loose files and ID=PATH
-arguments form one system named --name.
+arguments form one system named --name. An optional system.json beside a system's runs says
+how they were made, and the table gets a Setting column as the leaderboard's:
+  {"setting": "rerank", "first_stage": "BM25", "reranker": "ReasonRank", "depth": 100,
+   "label": "BM25 + ReasonRank"}
+(setting: original, <model>-reasoning, rerank, agentic or unknown; label: the row's name).
 
 examples:
   for d in biology earth-science economics psychology robotics stackoverflow \\
@@ -28,10 +33,9 @@ examples:
   ir-bright report runs/bm25-qs -b bright --check pyserini-bm25-query-side --tolerance 0.5
 --check exits with status 1 when a published cell is outside the tolerance or has no run, so a
 reproduction can be a CI step.
-references (published rows, --reference): bright: paper-bm25, paper-bm25-gpt4-reason,
-pyserini-bm25, pyserini-bm25-query-side; bright-gpt4-reason: paper-bm25-gpt4-reason;
-bright-long: paper-bm25 (average only);
-mm-bright-task1..3: paper-<model> (averages only), e.g. paper-bm25."""
+published rows (--reference, --check): those ir_bright holds for the benchmark (an unknown
+NAME lists them), e.g. paper-bm25 and pyserini-bm25-query-side for bright; a row whose
+source gives only the average fills (and checks) only the Avg column."""
 
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
@@ -83,6 +87,9 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         "values' last decimal, 0.05 for 18.9: they are rounded)",
     )
     parser.add_argument("--name", default="run", help="system name of loose files and ID=PATH")
+    parser.add_argument(
+        "--setting", action="append", default=[], metavar="[SYSTEM=]SETTING", help=SETTING_HELP
+    )
     return parser
 
 
@@ -99,6 +106,7 @@ def run(args: argparse.Namespace) -> int:
         tolerance=args.tolerance,
         name=args.name,
         plot=args.plot,
+        settings=args.setting,
     )
     made = report.make_report(request)
     sys.stdout.write(report.format_table(made.table, args.format))

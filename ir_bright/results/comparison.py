@@ -27,10 +27,14 @@ the domains and the whole-benchmark record: macro means, a bootstrap stratified 
 the two tests on the per-query scores of its domains pooled. The group and whole-benchmark
 records are in the family the correction covers.
 
-The settings of the tests (``test``, ``correction``, ``samples``, ``seed``, ``confidence``,
+The options of the tests (``test``, ``correction``, ``samples``, ``seed``, ``confidence``,
 ``alpha``) are one :class:`~ir_bright.results.stats.Options`; the DataFrame :func:`compare`
-returns carries them in ``frame.attrs["options"]``, so that :func:`format_comparison` states
-them in its legend.
+returns carries them in ``frame.attrs["options"]``, so that ``format_comparison`` states them
+in its legend.
+
+A record's ``setting`` is its system's (:mod:`.settings`): with a benchmark, from the
+``system.json`` of its folder; ``setting=`` sets it (``"rerank"`` or ``["mine=rerank"]`` as
+``--setting``, or ``{name: setting}``). ``frame.attrs["baseline_setting"]`` is the baseline's.
 """
 
 from __future__ import annotations
@@ -39,7 +43,7 @@ import logging
 import math
 import os
 import warnings
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -47,6 +51,7 @@ import numpy as np
 
 from .errors import CompareError
 from .pairs import benchmark_runs, compared_domains, label_runs
+from .settings import SystemInfo, with_settings
 from .stats import TESTS, Options, adjust, bootstrap_interval, paired_tests
 from .suites import Benchmark
 from .suites import benchmark as find_benchmark
@@ -71,6 +76,7 @@ RECORD_KEYS = (
     "test",
     "correction",
     "queries",
+    "setting",
 )
 """The keys of a comparison record, in order (the columns of :func:`compare`'s DataFrame)."""
 
@@ -127,8 +133,9 @@ def compare(
     measures: Iterable[Any] | None = None,
     names: Sequence[str] | None = None,
     options: Options | None = None,
+    setting: str | Sequence[str] | Mapping[str, Any] | None = None,
     progress: bool = False,
-    **settings: Any,
+    **option_values: Any,
 ) -> Any:
     """Compare ``systems`` with ``baseline``: a pandas DataFrame of records (:data:`RECORD_KEYS`).
 
@@ -143,41 +150,53 @@ def compare(
 
     ``options`` (:class:`~ir_bright.results.stats.Options`) set the tests; its fields may also
     be given as keywords (``test="wilcoxon"``, ``correction``, ``samples``, ``seed``,
-    ``confidence``, ``alpha``), which override ``options``. The rest is in the module docstring.
+    ``confidence``, ``alpha``), which override ``options``. ``setting`` labels the systems'
+    settings. The rest is in the module docstring.
     """
-    options = _options(options, settings)
+    options = _options(options, option_values)
     if (dataset is None) == (benchmark is None):
         raise CompareError("give a dataset or a benchmark (one of them)")
     labelled = label_runs(baseline, systems, names)
     if benchmark is not None:
         bench = find_benchmark(benchmark)
-        runs = {name: benchmark_runs(run, bench, name) for name, run in labelled.items()}
+        found = {name: benchmark_runs(run, bench, name) for name, run in labelled.items()}
+        runs = {name: system.runs for name, system in found.items()}
+        infos = {name: system.info for name, system in found.items()}
         domains = compared_domains(runs, bench)
         measure_names: Iterable[Any] | None = [bench.measure] if measures is None else measures
         pooled = _pooled(bench, list(domains))
     else:
         key = dataset if isinstance(dataset, str) else "dataset"
         runs = {name: {key: run} for name, run in labelled.items()}
+        infos = dict.fromkeys(labelled)
         domains, measure_names, pooled = {key: dataset}, measures, []
+    infos = with_settings(infos, setting)
     scores = _score(runs, domains, measure_names, progress)
     records = _records(scores, list(labelled), pooled, options)
+    for record in records:
+        record["setting"] = _text(infos[record["system"]])
     import pandas as pd
 
     frame = pd.DataFrame(records, columns=list(RECORD_KEYS))
     frame.attrs["options"] = options.as_dict()
+    frame.attrs["baseline_setting"] = _text(infos[next(iter(labelled))])
     return frame
 
 
-def _options(options: Options | None, settings: dict[str, Any]) -> Options:
-    """``options`` with the keyword ``settings`` applied (a one-line error for unknown ones)."""
+def _text(info: SystemInfo | None) -> str | None:
+    return None if info is None else info.text()
+
+
+def _options(options: Options | None, values: dict[str, Any]) -> Options:
+    """``options`` with the keyword ``values`` applied (a one-line error for unknown ones)."""
     known = Options.__dataclass_fields__
-    unknown = [k for k in settings if k not in known]
+    unknown = [k for k in values if k not in known]
     if unknown:
         raise CompareError(
-            f"compare() got an unknown setting {unknown[0]!r}: the settings are {', '.join(known)}"
+            f"compare() got an unknown option {unknown[0]!r}: the options are {', '.join(known)}"
         )
     base = options.as_dict() if options is not None else {}
-    return Options(**{**base, **settings})
+    return Options(**{**base, **values})
 
 
 def _pooled(bench: Benchmark, domains: list[str]) -> list[tuple[str, list[str]]]:

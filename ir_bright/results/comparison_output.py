@@ -55,8 +55,9 @@ def format_comparison(
     labels = labels or {}
     raw = [[_csv_value(r[k]) for k in RECORD_KEYS] for r in records]
     document = [{k: r[k] for k in RECORD_KEYS} for r in records]
+    baseline_setting = getattr(frame, "attrs", {}).get("baseline_setting")
     return render(
-        _grid(records, labels, options),
+        _grid(records, labels, options, baseline_setting),
         fmt,
         records=[list(RECORD_KEYS), *raw],
         document=document,
@@ -84,15 +85,23 @@ def _p(value: float) -> str:
     return "<0.001" if value < 0.001 else f"{value:.3f}"
 
 
-def _grid(records: list[dict[str, Any]], labels: Mapping[str, str], options: Options) -> Grid:
+def _grid(
+    records: list[dict[str, Any]],
+    labels: Mapping[str, str],
+    options: Options,
+    baseline_setting: str | None,
+) -> Grid:
     several = len({r["measure"] for r in records}) > 1
-    header = ["dataset", "system", *(["measure"] if several else [])]
+    settings = any(r.get("setting") for r in records)
+    header = ["dataset", "system", *(["Setting"] if settings else [])]
+    header += ["measure"] if several else []
     header += ["baseline", "mean", "Δ", "CI", "p (t)", "p (Wilcoxon)", "p adjusted"]
     body = []
     for r in records:
         significant = not _missing(r["p_adjusted"]) and r["p_adjusted"] < options.alpha
         interval = f"[{_points(r['ci_low'], True)}, {_points(r['ci_high'], True)}]"
         cells = [labels.get(r["dataset"], r["dataset"]), r["system"]]
+        cells += [r.get("setting") or "-"] if settings else []
         cells += [r["measure"]] if several else []
         cells += [
             _points(r["baseline_mean"]),
@@ -104,21 +113,26 @@ def _grid(records: list[dict[str, Any]], labels: Mapping[str, str], options: Opt
             _p(r["p_adjusted"]),
         ]
         body.append(cells)
-    return Grid(header, body, len(header) - 7, None, _legend(records, labels, options))
+    legend = _legend(records, labels, options, baseline_setting)
+    return Grid(header, body, len(header) - 7, None, legend)
 
 
 def _legend(
-    records: list[dict[str, Any]], labels: Mapping[str, str], options: Options
+    records: list[dict[str, Any]],
+    labels: Mapping[str, str],
+    options: Options,
+    baseline_setting: str | None,
 ) -> list[str]:
     if not records:
         return []
     first = records[0]
+    baseline = first["baseline"] + (f" ({baseline_setting})" if baseline_setting else "")
     test = first["test"].removesuffix(POOLED)
     measures = ", ".join(dict.fromkeys(r["measure"] for r in records))
     lines = [
         f"{MARK} p adjusted < {options.alpha:g}: {test} (two-sided), "
         f"{CORRECTIONS[first['correction']]} over the table's {len(records)} comparisons.",
-        f"Baseline {first['baseline']}; {measures} x100 (official protocol); Δ = mean - baseline; "
+        f"Baseline {baseline}; {measures} x100 (official protocol); Δ = mean - baseline; "
         f"CI: {options.confidence:.0%} paired bootstrap (percentile, {options.samples} samples, "
         f"seed {options.seed}).",
     ]

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import CompareError
+from .settings import read_system_json
 from .suites import Benchmark, filename_for, run_stem
 from .systems import System, collect
 
@@ -67,20 +68,24 @@ def is_path(run: Any) -> bool:
 def _run_name(run: Any, default: str) -> str:
     if is_path(run):
         path = Path(run)
-        return run_stem(path.resolve().name if path.is_dir() else path.name) or default
+        if path.is_dir():
+            info = read_system_json(path)
+            return (info and info.label) or run_stem(path.resolve().name) or default
+        return run_stem(path.name) or default
     return default
 
 
-def benchmark_runs(run: Any, bench: Benchmark, name: str) -> dict[str, Any]:
-    """``{dataset id: run}`` of one system of a benchmark comparison: a folder of runs found
-    as ``ir-bright report`` finds them, a :class:`System` or a ``{dataset id: run}`` dict."""
+def benchmark_runs(run: Any, bench: Benchmark, name: str) -> System:
+    """One system of a benchmark comparison, its runs by dataset id: a folder of runs found
+    as ``ir-bright report`` finds them (with its system.json), a :class:`System` or a
+    ``{dataset id: run}`` dict."""
     if isinstance(run, System):
-        return dict(run.runs)
+        return run
     if isinstance(run, Mapping):
         unknown = [d for d in run if d not in bench.ids]
         if unknown:
             raise CompareError(f"{name}: {unknown[0]!r} is not a dataset of {bench.name}")
-        return dict(run)
+        return System(name, dict(run))
     if isinstance(run, str | os.PathLike):
         path = Path(run)
         if not path.is_dir():
@@ -94,7 +99,7 @@ def benchmark_runs(run: Any, bench: Benchmark, name: str) -> dict[str, Any]:
                 f"{path}: holds {len(found)} systems ({', '.join(s.name for s in found[:3])}"
                 "...): give each system's folder"
             )
-        return dict(found[0].runs)
+        return found[0]
     raise CompareError(
         f"{name}: with a benchmark, give a folder of runs or a {{dataset id: run}} mapping"
     )

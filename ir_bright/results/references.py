@@ -2,7 +2,8 @@
 against them cell by cell (``--check``).
 
 A published row holds ``label``, ``values`` (x100 as printed, by column label; ``null`` when
-the source gives only the average), ``average`` and ``source``; optionally ``setting``,
+the source gives only the average), ``average`` and ``source``; optionally ``setting`` (text,
+with ``first_stage``, ``reranker`` and ``depth`` beside it, or an object of those keys),
 ``date``, ``name`` and ``benchmark``.
 """
 
@@ -15,6 +16,7 @@ from typing import Any
 
 from .errors import ReportError
 from .scores import Check, Row, Table
+from .settings import SystemInfo
 from .suites import AVERAGE, Benchmark
 
 __all__ = ["check", "check_tolerance", "published", "reference_names", "reference_rows"]
@@ -65,8 +67,20 @@ def reference_rows(names: Iterable[str], bench: Benchmark, measure: str) -> list
         spec = published(name, bench, measure)
         cells = {column: value / 100 for column, value in _cells(spec, bench).items()}
         values = {column: cells.get(column) for column in bench.columns}
-        rows.append(Row(spec["label"], values, cells.get(AVERAGE), True))
+        rows.append(Row(spec["label"], values, cells.get(AVERAGE), True, _info(spec)))
     return rows
+
+
+def _info(spec: dict[str, Any]) -> SystemInfo | None:
+    """The setting a published row states, if any (shown as given: the data is curated)."""
+    setting = spec.get("setting")
+    if isinstance(setting, dict):
+        spec, setting = {**spec, **setting}, setting.get("setting")
+    keys = ("first_stage", "reranker", "depth")
+    if setting is None and all(spec.get(k) is None for k in keys):
+        return None
+    first_stage, reranker, depth = (spec.get(k) for k in keys)
+    return SystemInfo(setting and str(setting), first_stage, reranker, depth)
 
 
 def check(table: Table, name: str, tolerance: float | None = None) -> list[str]:

@@ -19,6 +19,7 @@ from .errors import ReportError
 from .plots import check_plot_path
 from .references import check, check_tolerance, published, reference_names, reference_rows
 from .scores import Check, Row, Table, score
+from .settings import apply_flags
 from .suites import (
     AVERAGE,
     RUN_SUFFIXES,
@@ -82,6 +83,8 @@ class ReportRequest:
     tolerance: float | None = None
     name: str = DEFAULT_SYSTEM
     plot: str | None = None
+    settings: Sequence[str] = ()
+    """``--setting [SYSTEM=]SETTING`` values (:func:`~ir_bright.results.settings.apply_flags`)."""
     progress: bool = True
 
 
@@ -111,6 +114,9 @@ def make_report(request: ReportRequest) -> Report:
             raise ReportError("--tolerance applies to --check: give --check NAME too")
         check_tolerance(request.tolerance)
     systems = collect(request.runs, bench, request.name)
+    infos = apply_flags({s.name: s.info for s in systems}, request.settings)
+    for system in systems:
+        system.info = infos[system.name]
     table = score(systems, bench, measure, request.progress)
     failures = check(table, request.check, request.tolerance) if request.check else []
     table.rows += reference_rows(request.references, bench, table.measure)
@@ -129,16 +135,20 @@ def _cell(value: float | None) -> str:
 
 
 def grid(table: Table) -> Grid:
-    """The table as text cells: x100 with one decimal, checked cells with their verdict."""
-    header = ["system", *(table.benchmark.label(c) for c in _columns(table))]
+    """The table as text cells: x100 with one decimal, checked cells with their verdict; a
+    Setting column after the system's name when a row has a setting."""
+    settings = any(row.info is not None for row in table.rows)
+    names = ["system", *(["Setting"] if settings else [])]
+    header = [*names, *(table.benchmark.label(c) for c in _columns(table))]
     body = []
     for row in table.rows:
         checks = table.checks.get(row.name, {}) if not row.reference else {}
         values = {**row.values, AVERAGE: row.average}
         cells = [checks[c].text() if c in checks else _cell(values.get(c)) for c in _columns(table)]
-        body.append([row.name, *cells])
+        setting = [row.info.text() if row.info else "-"] if settings else []
+        body.append([row.name, *setting, *cells])
     title = f"{table.benchmark.title}, {table.measure} x100 (official protocol)"
-    return Grid(header, body, 1, title, table.notes)
+    return Grid(header, body, len(names), title, table.notes)
 
 
 def format_table(table: Table, fmt: str = "markdown") -> str:
@@ -157,6 +167,7 @@ def _as_json(table: Table) -> dict[str, Any]:
     for row in table.rows:
         rows.append(
             {"system": row.name, "reference": row.reference, "values": row.values}
+            | {"setting": row.info.as_json() if row.info else None}
             | {"average": row.average}
             | ({"check": _check_json(table.checks[row.name])} if row.name in table.checks else {})
         )

@@ -13,6 +13,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .settings import SystemInfo
 from .suites import Benchmark
 from .systems import System
 
@@ -30,6 +31,8 @@ class Row:
     values: dict[str, float | None]
     average: float | None
     reference: bool = False
+    info: SystemInfo | None = None
+    """The system's setting (:mod:`.settings`), when its folder or a flag says."""
 
 
 @dataclass(frozen=True)
@@ -98,7 +101,10 @@ def score(
                 result = scorer.evaluate(Path(path), str(path))
                 values[system.name][dataset_id] = float(result[key])
                 bar.update(1)
-    return Table(bench, key, [_row(system.name, values[system.name], bench) for system in systems])
+    rows = [_row(system.name, values[system.name], bench) for system in systems]
+    for row, system in zip(rows, systems):
+        row.info = system.info
+    return Table(bench, key, rows)
 
 
 def _row(name: str, values: dict[str, float | None], bench: Benchmark) -> Row:

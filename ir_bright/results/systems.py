@@ -4,7 +4,8 @@ Each argument is one of
 
 - ``ID=PATH``: the run of dataset ``ID``;
 - a run file: its dataset is read from its name (the naming rule of :mod:`.suites`);
-- a folder holding run files named after datasets: one system, named after the folder;
+- a folder holding run files named after datasets: one system, named after the folder (or
+  the ``label`` of its ``system.json``, which also gives its setting: :mod:`.settings`);
 - a folder of such folders: one system per sub-folder.
 
 Loose files and ``ID=PATH`` arguments form one system named ``name`` (default ``run``).
@@ -18,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .errors import ReportError
+from .settings import SystemInfo, read_system_json
 from .suites import Benchmark, benchmark, benchmarks_of, dataset_from_filename, filename_for
 
 __all__ = ["DEFAULT_SYSTEM", "System", "collect", "infer_benchmark"]
@@ -29,10 +31,11 @@ DEFAULT_SYSTEM = "run"
 
 @dataclass
 class System:
-    """One row: a name and a run path per dataset id."""
+    """One row: a name, a run path per dataset id and what its ``system.json`` says."""
 
     name: str
     runs: dict[str, Path] = field(default_factory=dict)
+    info: SystemInfo | None = None
 
 
 def infer_benchmark(arguments: Sequence[str]) -> Benchmark:
@@ -146,6 +149,7 @@ def _folder_systems(path: Path, bench: Benchmark) -> list[System]:
 
 
 def _folder_system(folder: Path, bench: Benchmark) -> System:
+    """The runs of ``bench`` in ``folder`` (and, when there are some, its system.json)."""
     system = System(folder.resolve().name)
     elsewhere: dict[str, int] = {}
     for path in sorted(folder.iterdir()):
@@ -163,6 +167,9 @@ def _folder_system(folder: Path, bench: Benchmark) -> System:
             folder,
             ", ".join(f"{name}: {count}" for name, count in elsewhere.items()),
         )
+    if system.runs:
+        system.info = read_system_json(folder)
+        system.name = (system.info and system.info.label) or system.name
     return system
 
 
