@@ -56,3 +56,25 @@ def test_the_function_and_its_module_have_distinct_names():
     assert ir_bright.compare is comparison.compare
     assert isinstance(importlib.import_module("ir_bright.results.comparison"), types.ModuleType)
     assert not hasattr(ir_bright, "comparison")
+
+
+def records_frame():
+    """One hand-made comparison record, as compare() returns them (no options in attrs)."""
+    import pandas as pd
+
+    record = dict.fromkeys(comparison.RECORD_KEYS)
+    record |= {"dataset": "bright/pony", "measure": "nDCG@10", "system": "mine"}
+    record |= {"baseline": "bm25", "mean": 0.3, "baseline_mean": 0.2, "delta": 0.1}
+    record |= {"ci_low": 0.05, "ci_high": 0.15, "p_ttest": 0.2, "p_wilcoxon": 0.25}
+    record |= {"p_adjusted": 0.2, "test": "paired t-test", "correction": "holm", "queries": 9}
+    return pd.DataFrame([record], columns=list(comparison.RECORD_KEYS))
+
+
+def test_format_comparison_takes_its_former_positional_settings_with_a_warning():
+    with pytest.warns(DeprecationWarning, match="give them as keywords"):
+        text = comparison_output.format_comparison(records_frame(), "markdown", {}, 0.5, 200, 7)
+    assert "| +10.0 † |" in text and "p adjusted < 0.5:" in text
+    assert "200 samples, seed 7" in text
+    assert text == comparison_output.format_comparison(
+        records_frame(), alpha=0.5, samples=200, seed=7
+    )

@@ -5,6 +5,7 @@ unrounded; NaN is empty or null), and as a chart of the differences."""
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -43,13 +44,27 @@ def format_comparison(
     frame: Any,
     fmt: str = "markdown",
     labels: Mapping[str, str] | None = None,
+    *legacy: Any,
     options: Options | None = None,
     **settings: Any,
 ) -> str:
     """:func:`~ir_bright.results.comparison.compare`'s records as text in ``fmt``
     (:data:`FORMATS`). ``labels`` maps dataset ids to column labels (``Bio``); the legend
     states the options the records were made with (``frame.attrs["options"]``), which
-    ``options`` or keyword settings (``alpha=0.01``, ...) override."""
+    ``options`` or keyword settings (``alpha=0.01``, ...) override. ``alpha``, ``samples``,
+    ``seed`` and ``confidence`` given by position after ``labels`` (the former signature)
+    still work, with a DeprecationWarning."""
+    if legacy:
+        warnings.warn(
+            "format_comparison(frame, fmt, labels, alpha, samples, seed, confidence) is "
+            "deprecated: give them as keywords (alpha=...) or options=Options(...)",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        names = ("alpha", "samples", "seed", "confidence")
+        if len(legacy) > len(names):
+            raise CompareError("format_comparison() takes at most 7 arguments by position")
+        settings = {**dict(zip(names, legacy)), **settings}
     options = _frame_options(frame, options, settings)
     records = frame.to_dict("records")
     labels = labels or {}

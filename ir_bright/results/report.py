@@ -16,7 +16,7 @@ from typing import Any
 
 from . import plots
 from .errors import ReportError
-from .plots import check_plot_path
+from .plots import check_plot_path, pyplot, save_png
 from .references import check, check_tolerance, published, reference_names, reference_rows
 from .scores import Check, Row, Table, score
 from .settings import apply_flags
@@ -39,7 +39,6 @@ __all__ = [
     "RUN_SUFFIXES",
     "Benchmark",
     "Check",
-    "Path",
     "Report",
     "ReportError",
     "ReportRequest",
@@ -60,8 +59,10 @@ __all__ = [
     "make_report",
     "plot",
     "published",
+    "pyplot",
     "reference_names",
     "reference_rows",
+    "save_png",
     "score",
 ]
 
