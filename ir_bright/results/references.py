@@ -25,7 +25,7 @@ __all__ = ["check", "check_tolerance", "published", "reference_names", "referenc
 @cache
 def _catalogue() -> dict[str, Any]:
     """``{benchmark: {name: row}}`` of every published row."""
-    from ..registry import etc_json
+    from ..datafiles import etc_json
 
     return dict(etc_json("reference.json")["references"])
 

@@ -24,13 +24,17 @@ import math
 import warnings
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
-from numpy.typing import ArrayLike
-
+from .. import lazy
 from ..errors import require
 from .errors import CompareError
+
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import ArrayLike
+else:
+    np = lazy.module("numpy")
 
 __all__ = [
     "ALPHA",

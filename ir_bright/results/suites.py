@@ -72,7 +72,7 @@ class Benchmark:
 
 @cache
 def _catalogue() -> dict[str, Any]:
-    from ..registry import etc_json
+    from ..datafiles import etc_json
 
     return dict(etc_json("benchmarks.json")["benchmarks"])
 
