@@ -67,7 +67,7 @@ def make_queries(corpus: Path, n: int, words: int) -> list[str]:
 def run_ir_bright(corpus: Path, queries: list[str], folder: Path, args) -> dict:
     import numpy as np
 
-    from ir_bright.bm25 import index as bm25
+    from ir_bright import bm25
     from ir_bright.store.parquet import read_batches
 
     def batches():
@@ -257,7 +257,7 @@ def main(argv=None) -> int:
 def bright_domains(args) -> int:
     """Index and search a generated corpus of every BRIGHT domain's real size, timed."""
     from benchmarks.corpus import write_corpus
-    from ir_bright.bm25 import index as bm25
+    from ir_bright import bm25
     from ir_bright.registry import etc_json
     from ir_bright.store.parquet import read_batches
 

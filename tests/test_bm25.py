@@ -8,8 +8,8 @@ from collections import Counter
 import pyarrow as pa
 import pytest
 
-from ir_bright.bm25 import analysis
-from ir_bright.bm25 import index as bm25
+from ir_bright import bm25
+from ir_bright.bm25 import analysis, topk
 from tests.fixtures import bright_hub
 
 pytest.importorskip("nltk")
@@ -238,7 +238,7 @@ def test_top_rows_equal_a_full_stable_sort_on_random_scores_with_ties():
                 assert got.tolist() == want, (name, k, fill)
                 got = bm25.top_rows(scores.copy(), k, excluded, tiebreak, fill, overwrite=True)
                 assert got.tolist() == want, (name, k, fill, "overwrite")
-            sampled += bm25._best_candidates(scores, k, excluded, len(excluded), False) is not None
+            sampled += topk._best_candidates(scores, k, excluded, len(excluded), False) is not None
     assert 0 < sampled < len(shapes) * 4  # both the sampled threshold and the full scan ran
 
 

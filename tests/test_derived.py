@@ -231,7 +231,7 @@ def test_a_damaged_bm25_index_is_rebuilt_and_the_run_equals_a_clean_one(
     pytest.importorskip("bm25s")
     import ir_datasets
 
-    from ir_bright.bm25 import index as bm25
+    from ir_bright import bm25
     from tests.fixtures import bright_hub
 
     monkeypatch.setenv("IR_BRIGHT_VERIFY", "0")

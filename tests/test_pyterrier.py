@@ -70,8 +70,7 @@ def test_entry_point_provider_works_without_importing_ir_bright(bright):
 
 
 def test_experiment_with_official_measure_and_the_bm25_transformer(bright):
-    from ir_bright import evaluate
-    from ir_bright.bm25 import index as bm25
+    from ir_bright import bm25, evaluate
     from ir_bright.measures import Official
     from ir_bright.pyterrier import bm25_transformer
 
