@@ -321,7 +321,7 @@ def test_report_benchmark_bright_adjusted():
 
 
 def test_bm25_runs_on_the_adjusted_id_with_the_base_index(bright, capsys, tmp_path):
-    pytest.importorskip("bm25s")
+    pytest.importorskip("Stemmer")  # the bm25 extra
     from ir_bright import bm25
 
     base, adj = ir_datasets.load("bright/leetcode"), ir_datasets.load("bright/leetcode/adjusted")

@@ -11,7 +11,7 @@ from tests.fixtures import bright_hub
 
 pytestmark = pytest.mark.pyterrier
 pt = pytest.importorskip("pyterrier")
-pytest.importorskip("bm25s")
+pytest.importorskip("Stemmer")  # the bm25 extra
 
 
 @pytest.fixture
