@@ -26,8 +26,12 @@ class BM25Params(NamedTuple):
     of exact lengths (the paper's gensim code)."""
 
     def key(self) -> str:
-        """The index cache folder name for these parameters and the current analysis."""
-        return f"{ANALYSIS}-k1={self.k1:g}-b={self.b:g}" + ("-lucene" if self.lucene_norms else "")
+        """The index cache folder name for these parameters and the current analysis.
+
+        k1 and b are written as ``repr`` of the float, the shortest text that reads back as
+        the same float: two values that differ in their last bit never share an index."""
+        k1, b = (repr(float(value) + 0.0) for value in (self.k1, self.b))
+        return f"{ANALYSIS}-k1={k1}-b={b}" + ("-lucene" if self.lucene_norms else "")
 
     def checked(self, names: tuple[str, str] = ("BM25 k1", "BM25 b")) -> BM25Params:
         """These parameters as plain floats (``-0.0`` made 0), or an error naming the bad one
