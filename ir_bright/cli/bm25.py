@@ -61,6 +61,13 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..bm25.workers import sigterm_exits
+
+    with sigterm_exits():  # SIGTERM: exit 143 once workers and partial files are cleaned up
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
     from .. import bm25, registry
     from ..bm25.params import check_depth, check_mode
 
