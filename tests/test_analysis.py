@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip("nltk")
+pytest.importorskip("Stemmer")  # the bm25 extra
 pytest.importorskip("regex")
 
 from ir_bright.bm25 import analysis  # noqa: E402

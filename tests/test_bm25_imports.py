@@ -36,3 +36,31 @@ def test_an_index_is_built_saved_loaded_and_searched_without_bm25s(tmp_path):
     )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "['c', 'a', 'b']"  # c: both terms in fewer words
+
+
+@pytest.fixture
+def bright(hub, hub_root, monkeypatch):
+    from tests.fixtures import bright_hub
+
+    monkeypatch.setenv("IR_BRIGHT_VERIFY", "0")
+    hub.rows = bright_hub.write_bright(hub_root)
+    return hub
+
+
+def test_a_run_with_the_index_cached_imports_no_nltk_scipy_or_bm25s(bright, tmp_path, monkeypatch):
+    from ir_bright.cli import main
+
+    assert main(["-q", "bm25", "bright/biology", "-o", str(tmp_path / "cold.trec")]) == 0
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")  # everything it needs is cached
+    proc = run_python(
+        f"""
+        import sys
+        from ir_bright.cli import main
+
+        status = main(["-q", "bm25", "bright/biology", "-o", {str(tmp_path / "warm.trec")!r}])
+        print(status, sorted(m for m in ("nltk", "scipy", "bm25s") if m in sys.modules))
+        """
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "0 []"
+    assert (tmp_path / "warm.trec").read_text() == (tmp_path / "cold.trec").read_text()

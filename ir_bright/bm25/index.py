@@ -260,18 +260,29 @@ class BM25Index:
             rows = top_rows(scores, k, excluded, self.id_order, fill=False, overwrite=True)
         else:  # as the paper's code: a sort of the whole corpus, ties in corpus order
             rows = top_rows(scores, k, excluded, overwrite=True)
-        ids = self.doc_ids.take(pa.array(rows, pa.int64())).to_pylist()
+        ids = self.doc_ids.take(_arrow_rows(rows)).to_pylist()
         return list(zip(ids, scores[rows].tolist()))
 
     def rows_of(self, doc_ids: Iterable[str]) -> np.ndarray:
-        """Corpus rows of ``doc_ids`` (ids not in the corpus are skipped)."""
-        import pyarrow.compute as pc
+        """Corpus rows of ``doc_ids`` (ids not in the corpus are skipped; an id the corpus
+        holds twice is its first row)."""
+        row_of = self._row_of if doc_ids else {}
+        rows = [row for row in map(row_of.get, doc_ids) if row is not None]
+        return np.array(rows, dtype=np.int64)
 
-        wanted = pa.array(list(doc_ids), pa.string())
-        if not len(wanted):
-            return np.empty(0, dtype=np.int64)
-        found = pc.index_in(wanted, value_set=self.doc_ids).drop_null()
-        return found.to_numpy(zero_copy_only=False).astype(np.int64)
+    @cached_property
+    def _row_of(self) -> dict[str, int]:
+        row_of: dict[str, int] = {}
+        for row, doc_id in enumerate(self.doc_ids.to_pylist()):
+            row_of.setdefault(doc_id, row)
+        return row_of
+
+
+def _arrow_rows(rows: np.ndarray) -> pa.Array:
+    """``rows`` as an Arrow int64 array, from its buffer: ``pyarrow.array`` would import pandas
+    (a third of a second) to ask whether the numpy array is a pandas one."""
+    rows = np.ascontiguousarray(rows, dtype=np.int64)
+    return pa.Array.from_buffers(pa.int64(), len(rows), [None, pa.py_buffer(rows)])
 
 
 def index_files(folder: Path) -> dict[str, Path]:
