@@ -15,7 +15,7 @@ import pytest
 from ir_bright.cli import main
 from tests.fixtures import bright_hub
 
-pytest.importorskip("bm25s")
+pytest.importorskip("Stemmer")  # the bm25 extra
 
 
 def pony():
@@ -478,7 +478,7 @@ def test_bm25_rebuilds_a_damaged_cached_index_with_one_warning(bright, cli, capl
     assert cli("bm25", "bright/pony", "-o", str(clean))[0] == 0
     _, out, _ = cli("info", "bright/pony", "--format", "json")
     (folder,) = json.loads(out)["bm25_indexes"]
-    (Path(folder) / "params.index.json").write_text('{"k1": NaN')
+    (Path(folder) / "ir_bright.json").write_text('{"k1": NaN')
     again = tmp_path / "again.trec"
     caplog.clear()
     assert cli("bm25", "bright/pony", "-o", str(again))[0] == 0

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import logging
-import math
 import sys
 from pathlib import Path
 
@@ -36,7 +35,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         run,
         "bm25",
         help="run the BM25 baseline and write a TREC run",
-        description="Run the BRIGHT BM25 baseline (bm25s, in process) on every query of a "
+        description="Run the BRIGHT BM25 baseline (in process) on every query of a "
         "dataset and write a TREC run.",
         epilog=EPILOG,
     )
@@ -69,21 +68,21 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> int:
-    from .. import bm25, registry
+    from ..bm25.workers import sigterm_exits
 
-    if not (math.isfinite(args.k1) and args.k1 >= 0):
-        raise IrBrightError(f"--k1 must be at least 0 and finite, not {args.k1}")
-    if not 0 <= args.b <= 1:
-        raise IrBrightError(f"--b must be between 0 and 1, not {args.b}")
-    if args.depth < 1:
-        raise IrBrightError(f"--depth must be at least 1, not {args.depth}")
+    with sigterm_exits():  # SIGTERM: exit 143 once workers and partial files are cleaned up
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
+    from .. import bm25, registry
+    from ..bm25.params import check_depth, check_mode
+
+    params = bm25.BM25Params(args.k1, args.b, args.lucene_norms).checked(("--k1", "--b"))
+    check_depth(args.depth, "--depth")
     if args.tag is not None and not args.tag.strip():
         raise IrBrightError("--tag is empty: give a run tag, or leave --tag out for the default")
-    if args.query_side and args.lucene_norms:
-        raise IrBrightError(
-            "--query-side (the paper's gensim code) and --lucene-norms (Pyserini's bag of "
-            "words) reproduce different published rows: give one of them"
-        )
+    check_mode(args.query_side, args.lucene_norms, ("--query-side", "--lucene-norms"))
     suffix = "-qs" if args.query_side else "-lucene" if args.lucene_norms else ""
     tag = args.tag or (bm25.RUN_TAG + suffix)
     if any(c.isspace() for c in tag):
@@ -102,7 +101,6 @@ def run(args: argparse.Namespace) -> int:
             f"{args.id} has no document text (its documents have {', '.join(fields)}): BM25 "
             "ranks text; use a dataset with text documents, e.g. an MM-BRIGHT task1 or task2"
         )
-    params = bm25.BM25Params(args.k1, args.b, args.lucene_norms).checked()
     ranked = bm25.retrieve(dataset, params, query_side=args.query_side, k=args.depth)
     if target is None:
         bm25.write_trec(ranked, sys.stdout, tag)
