@@ -9,47 +9,24 @@ corpus order; ties are broken by corpus order (by doc id with Lucene's norms, as
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
-from typing import Any, NamedTuple, TextIO
+from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Set as AbstractSet
+from typing import Any
 
+from ..registry import query_texts
+from ..runs.write import RankedDoc, write_trec
 from .cache import index_for
-from .params import DEFAULT_K, DEFAULT_PARAMS, RUN_TAG, BM25Params, check_depth
+from .params import DEFAULT_K, DEFAULT_PARAMS, BM25Params, check_depth
 
 __all__ = ["RankedDoc", "excluded_ids", "query_texts", "retrieve", "write_trec"]
 
 
-class RankedDoc(NamedTuple):
-    """One line of a run."""
+def excluded_ids(dataset: Any) -> Mapping[str, AbstractSet[str]]:
+    """``{query_id: doc ids judged below 0}``: the documents the official protocol removes
+    (the one exclusion reader, :func:`ir_bright.judgements.excluded_docs`)."""
+    from ..judgements import excluded_docs
 
-    query_id: str
-    doc_id: str
-    rank: int
-    score: float
-
-
-def excluded_ids(dataset: Any) -> dict[str, list[str]]:
-    """``{query_id: doc ids judged below 0}``: the documents the official protocol removes."""
-    excluded: dict[str, list[str]] = {}
-    if not dataset.has_qrels():
-        return excluded
-    for qrel in dataset.qrels_iter():
-        if qrel.relevance < 0:
-            excluded.setdefault(qrel.query_id, []).append(qrel.doc_id)
-    return excluded
-
-
-def query_texts(dataset: Any) -> list[tuple[str, str]]:
-    """(query id, text) of every query; the text is the record's ``text`` field."""
-    only_texts = getattr(dataset, "query_texts", None)  # BRIGHT: skips the *_reason files
-    if only_texts is not None:
-        return [(query_id, text or "") for query_id, text in only_texts()]
-    result = []
-    for query in dataset.queries_iter():
-        text = getattr(query, "text", None)
-        if text is None and hasattr(query, "default_text"):
-            text = query.default_text()
-        result.append((query.query_id, text or ""))
-    return result
+    return excluded_docs(dataset.qrels_iter()) if dataset.has_qrels() else {}
 
 
 def retrieve(
@@ -75,12 +52,3 @@ def retrieve(
             index.search(text, k, rows, query_side=query_side), start=1
         ):
             yield RankedDoc(query_id, doc_id, rank, score)
-
-
-def write_trec(ranked: Iterable[RankedDoc], out: TextIO, tag: str = RUN_TAG) -> int:
-    """Write ``query_id Q0 doc_id rank score tag`` lines; return the number written."""
-    written = 0
-    for doc in ranked:
-        out.write(f"{doc.query_id} Q0 {doc.doc_id} {doc.rank} {doc.score!r} {tag}\n")
-        written += 1
-    return written

@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import argparse
 import logging
-import sys
-from pathlib import Path
 
 from ..errors import IrBrightError
-from ..outputs import check_writable
+from ..outputs import Output
 from . import add_subcommand
 
 logger = logging.getLogger(__name__)
@@ -87,7 +85,7 @@ def _run(args: argparse.Namespace) -> int:
     tag = args.tag or (bm25.RUN_TAG + suffix)
     if any(c.isspace() for c in tag):
         raise IrBrightError(f"--tag {tag!r} contains white space: a TREC run tag cannot")
-    target = _target(args.output)
+    output = Output(args.output, "the run")  # checked before any work
     dataset = registry.load(args.id)
     if args.queries is not None:
         from ..pipelines import with_queries
@@ -102,45 +100,8 @@ def _run(args: argparse.Namespace) -> int:
             "ranks text; use a dataset with text documents, e.g. an MM-BRIGHT task1 or task2"
         )
     ranked = bm25.retrieve(dataset, params, query_side=args.query_side, k=args.depth)
-    if target is None:
-        bm25.write_trec(ranked, sys.stdout, tag)
-        return 0
-    partial = target.with_name(target.name + ".part")
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        with open(partial, "w", encoding="utf-8") as out:
-            lines = bm25.write_trec(ranked, out, tag)
-        partial.replace(target)
-    except OSError as exc:
-        _remove(partial)
-        raise IrBrightError(f"cannot write the run {target} ({_reason(exc, target)})") from exc
-    except BaseException:
-        _remove(partial)
-        raise
-    logger.info("wrote %d lines to %s", lines, target)
+    with output.open() as out:
+        lines = bm25.write_trec(ranked, out, tag)
+    if output.path is not None:
+        logger.info("wrote %d lines to %s", lines, output.path)
     return 0
-
-
-def _target(output: str | None) -> Path | None:
-    """The run file of ``-o`` (None: stdout), checked before any work is done."""
-    if output is None or output == "-":
-        return None
-    if not output.strip():
-        raise IrBrightError("-o is empty: give a file name, or - (or no -o) for stdout")
-    target = Path(output)
-    if target.is_dir():
-        raise IrBrightError(f"-o {target} is a folder: give a file name, e.g. {target}/run.trec")
-    return check_writable(target, "the run")
-
-
-def _reason(exc: OSError, target: Path) -> str:
-    if isinstance(exc, FileExistsError | NotADirectoryError):
-        return f"a file is in the way of its folder {target.parent}"
-    return exc.strerror or type(exc).__name__
-
-
-def _remove(path: Path) -> None:
-    try:
-        path.unlink(missing_ok=True)
-    except OSError:  # its folder may not even exist
-        pass
