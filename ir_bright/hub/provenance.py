@@ -52,7 +52,7 @@ KEYS = ("repo", "revision", "commit", "path", "sha256", "md5", "size", "fetched_
 _COMMIT = re.compile(r"^[0-9a-f]{40}([0-9a-f]{24})?$")  # sha1, or sha256 object names
 _READ_BYTES = 1 << 20
 # (cache home, repository) -> {known commit: the first file seen at it}, for this process
-_COMMITS_SEEN: dict[tuple[str, str], dict[str, Path]] = {}
+_COMMITS_SEEN: dict[tuple[str, str], dict[str, str]] = {}
 _WATCHED: set[tuple[Path, int]] = set()  # (file, modification time): each version once
 
 
@@ -174,7 +174,7 @@ def watch(path: Path) -> None:
     seen = _COMMITS_SEEN.setdefault((str(cache_home()), facts["repo"]), {})
     if facts["commit"] in seen:
         return
-    seen[facts["commit"]] = path
+    seen[facts["commit"]] = f"{facts.get('path') or path.name} (cached as {path})"
     if len(seen) > 1:
         files = "; ".join(f"{file} at {commit}" for commit, file in seen.items())
         logger.warning(
