@@ -322,4 +322,6 @@ def print_table(results: dict, args, python: str | None) -> None:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    import docpage  # benchmarks/, the script's folder
+
+    docpage.run(main, "bm25")

@@ -241,4 +241,6 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    import docpage  # benchmarks/, the script's folder
+
+    docpage.run(main, "mmbright")

@@ -386,4 +386,6 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    import docpage  # benchmarks/, the script's folder
+
+    docpage.run(main, "scoring")

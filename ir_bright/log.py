@@ -21,11 +21,12 @@ from typing import Any
 
 from .upstream import follow_levels
 
-__all__ = ["install", "progress", "quiet"]
+__all__ = ["configure_command_line", "install", "progress", "quiet"]
 
 NAME = "ir_bright"
 IR_DATASETS = "ir_datasets"
 FORMAT = "[%(levelname)s] %(message)s"  # ir_datasets' console format
+COMMAND_LINE_FORMAT = "%(levelname)s %(name)s: %(message)s"
 
 
 class _FollowsIrDatasets(logging.Logger):
@@ -34,7 +35,7 @@ class _FollowsIrDatasets(logging.Logger):
     ``setLevel`` anywhere, so a change to ir_datasets' logger takes effect at once."""
 
     @property
-    def level(self) -> int:  # type: ignore[override]
+    def level(self) -> int:
         own = self.__dict__.get("_own_level", logging.NOTSET)
         if own != logging.NOTSET:
             return own
@@ -43,6 +44,22 @@ class _FollowsIrDatasets(logging.Logger):
     @level.setter
     def level(self, value: int) -> None:
         self.__dict__["_own_level"] = value
+
+
+def _write(handler: logging.Handler, record: logging.LogRecord) -> None:
+    """Print ``record`` on stderr; where bars show (a terminal, a notebook) through
+    ``tqdm.write``, which clears the bars on screen first and draws them again after the line,
+    so that no line is glued to a bar."""
+    try:
+        line = handler.format(record)
+        if not (_interactive() or sys.stderr.isatty()):
+            sys.stderr.write(line + "\n")
+            return
+        from tqdm import tqdm
+
+        tqdm.write(line, file=sys.stderr)
+    except Exception:  # noqa: BLE001 - logging must never raise into the caller
+        handler.handleError(record)
 
 
 class _ConsoleWhenUnconfigured(logging.Handler):
@@ -54,14 +71,26 @@ class _ConsoleWhenUnconfigured(logging.Handler):
         self.setFormatter(logging.Formatter(FORMAT))
 
     def emit(self, record: logging.LogRecord) -> None:
-        if logging.getLogger().handlers:
-            return
-        try:
-            from tqdm import tqdm
+        if not logging.getLogger().handlers:
+            _write(self, record)
 
-            tqdm.write(self.format(record), file=sys.stderr)
-        except Exception:  # noqa: BLE001 - logging must never raise into the caller
-            self.handleError(record)
+
+class _CommandLineConsole(logging.Handler):
+    """The command line's stderr: every logger's records in :data:`COMMAND_LINE_FORMAT`, each
+    warning once (a warning about a file shared by several datasets comes once per dataset)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.setFormatter(logging.Formatter(COMMAND_LINE_FORMAT))
+        self._warned: set[tuple[str, str]] = set()
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if record.levelno >= logging.WARNING:
+            seen = (record.name, record.getMessage())
+            if seen in self._warned:
+                return
+            self._warned.add(seen)
+        _write(self, record)
 
 
 def install(console: bool = True) -> logging.Logger:
@@ -73,6 +102,24 @@ def install(console: bool = True) -> logging.Logger:
     if console and not any(isinstance(h, _ConsoleWhenUnconfigured) for h in logger.handlers):
         logger.addHandler(_ConsoleWhenUnconfigured())
     return logger
+
+
+def configure_command_line(verbose: int = 0, quiet: bool = False) -> None:
+    """Logging for the ``ir-bright`` command: INFO lines on stderr (DEBUG with ``verbose``,
+    errors only when ``quiet``), ir_datasets' own lines at the same level, bars intact. A
+    process whose logging is configured already (a test, an embedding program) keeps its
+    handlers and root level; only ir_bright's and ir_datasets' levels are set."""
+    level = logging.ERROR if quiet else logging.DEBUG if verbose else logging.INFO
+    root = logging.getLogger()
+    if not root.handlers:
+        root.addHandler(_CommandLineConsole())
+        root.setLevel(level)
+    logging.getLogger(NAME).setLevel(level)  # else it follows ir_datasets' (no DEBUG)
+    try:
+        from ir_datasets import log  # it logs "[INFO] ..." through a handler of its own
+    except OSError:  # it cannot create its home folders: the command says so next
+        return
+    log.easy().logger().setLevel(logging.ERROR if quiet else logging.INFO)
 
 
 def quiet() -> bool:

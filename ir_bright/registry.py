@@ -8,17 +8,16 @@ has under the same id (one INFO line says which and why), and is safe to call ag
 from __future__ import annotations
 
 import importlib
-import json
 import logging
 from collections.abc import Mapping, Sequence
 from functools import cache
-from importlib import resources
 from typing import Any
 
 import ir_datasets
 from ir_datasets.datasets.base import Dataset
 from ir_datasets.util.metadata import MetadataComponent, MetadataProvider
 
+from .datafiles import etc_json  # noqa: F401 - re-exported for the collections
 from .upstream import dataset_table
 
 logger = logging.getLogger(__name__)
@@ -88,24 +87,6 @@ def our_ids() -> list[str]:
     return list(_registered)
 
 
-@cache
-def etc_json(name: str) -> Any:
-    """A JSON data file from ``ir_bright/etc``."""
-    return json.loads(
-        resources.files(__package__).joinpath("etc").joinpath(name).read_text("utf-8")
-    )
-
-
-@cache
-def etc_yaml(name: str) -> Any:
-    """A YAML data file from ``ir_bright/etc``."""
-    import yaml
-
-    return yaml.safe_load(
-        resources.files(__package__).joinpath("etc").joinpath(name).read_text("utf-8")
-    )
-
-
 class Documentation:
     """A documentation component: ``documentation()`` returns the dict ir_datasets expects."""
 
@@ -148,7 +129,7 @@ def dataset(
 
 def collection_root(namespace: str, collection: Mapping[str, Any]) -> Dataset:
     """The dataset of a collection's bare id (``mm-bright``): its documentation only, from the
-    ``collection`` section of its documentation yaml."""
+    ``collection`` section of its documentation file (``etc/<collection>.json``)."""
     fields = ("pretty_name", "desc", "bibtex", "website")
     return dataset(namespace, Documentation({k: collection[k] for k in fields}), metadata={})
 

@@ -1,10 +1,29 @@
-"""Shared pytest fixtures: an isolated IR_DATASETS_HOME and a loopback hub."""
+"""Shared pytest fixtures: an isolated IR_DATASETS_HOME, a loopback hub serving the fixture
+datasets, and the command line (plain helpers are in tests/helpers.py)."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
+from typing import NamedTuple
+
 import pytest
 
-from tests.fixtures import hubserver
+from tests.fixtures import bright_hub as bright_fixture
+from tests.fixtures import builds, hubserver
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="session", autouse=True)
+def hub_builds(tmp_path_factory):
+    """The fixture hubs' files, written once per test run and copied into each test's hub
+    folder (tests/fixtures/builds.py)."""
+    written = builds.Builds(tmp_path_factory.mktemp("hub-builds"))
+    builds.activate(written)
+    yield written
+    builds.activate(None)
 
 
 @pytest.fixture(autouse=True)
@@ -40,3 +59,64 @@ def hub(hub_root, monkeypatch):
     yield state
     server.shutdown()
     server.server_close()
+
+
+@pytest.fixture
+def bright_hub(hub, hub_root, monkeypatch):
+    """``bright_hub(domains=...)``: those fixture BRIGHT domains (``{split: builder}``, see
+    tests/fixtures/bright_hub.py) on the loopback hub, checksums off (the pins are the real
+    files'); returns the hub, with the rows written as ``hub.rows``."""
+
+    def serve(domains=bright_fixture.DOMAINS):
+        monkeypatch.setenv("IR_BRIGHT_VERIFY", "0")
+        hub.rows = bright_fixture.write_bright(hub_root, domains)
+        return hub
+
+    return serve
+
+
+@pytest.fixture
+def bright(bright_hub):
+    """The fixture BRIGHT's four domains on the loopback hub (a test file may override this
+    with other domains: ``return bright_hub(DOMAINS)``)."""
+    return bright_hub()
+
+
+class Outcome(NamedTuple):
+    """What an in-process run of the command line gave."""
+
+    status: int | str | None  # as SystemExit.code
+    out: str
+    err: str
+
+
+class CommandLine:
+    """``ir-bright`` as a user runs it: ``cli(*argv)`` in this process, ``cli.fresh(*argv)``
+    in a new interpreter. Arguments may be paths; they are passed as strings."""
+
+    def __init__(self, capsys):
+        self._capsys = capsys
+
+    def __call__(self, *argv) -> Outcome:
+        """Run ``main(argv)``; return its exit status and what it printed."""
+        from ir_bright.cli import main
+
+        try:
+            status: int | str | None = main([str(a) for a in argv])
+        except SystemExit as exc:  # argparse's own errors and --help
+            status = exc.code
+        out, err = self._capsys.readouterr()
+        return Outcome(status, out, err)
+
+    def fresh(self, *argv, script: str | None = None, **options) -> subprocess.CompletedProcess:
+        """``python -m ir_bright *argv`` (or ``python -c script *argv``), from the repository
+        root with text output captured; ``options`` go to :func:`subprocess.run`."""
+        program = ["-c", script] if script else ["-m", "ir_bright"]
+        options = {"capture_output": True, "text": True, "cwd": ROOT, "timeout": 120, **options}
+        return subprocess.run([sys.executable, *program, *map(str, argv)], **options)
+
+
+@pytest.fixture
+def cli(capsys):
+    """The command line, in process or in a fresh interpreter (see :class:`CommandLine`)."""
+    return CommandLine(capsys)

@@ -17,10 +17,10 @@ from ir_measures import ScoredDoc
 import ir_bright
 from ir_bright import hub
 from ir_bright.bright import adjusted
-from ir_bright.cli import main
 from ir_bright.hub import transfer
 from tests import protocol
 from tests.fixtures import bright_hub
+from tests.helpers import qrels_of
 
 PYSERINI_OUTPUT = Path(__file__).parent / "data" / "pyserini_adjusted_qrels.json"
 DOMAINS = {
@@ -29,13 +29,12 @@ DOMAINS = {
     "aops": bright_hub.aops_with_twins,
     "theoremqa_questions": bright_hub.theoremqa_questions_with_twins,
 }
+PYSERINI_DOMAINS = bright_hub.PYSERINI_DOMAINS
 
 
 @pytest.fixture
-def bright(hub, hub_root, monkeypatch):
-    monkeypatch.setenv("IR_BRIGHT_VERIFY", "0")
-    hub.rows = bright_hub.write_bright(hub_root, DOMAINS)
-    return hub
+def bright(bright_hub):
+    return bright_hub(DOMAINS)
 
 
 @pytest.fixture
@@ -71,18 +70,8 @@ def expected_qrels(rows):
     return expected
 
 
-def qrels_of(dataset_id):
-    return {(q.query_id, q.doc_id): q.relevance for q in ir_datasets.load(dataset_id).qrels_iter()}
-
-
 def cache_file(isolated_home, split="leetcode"):
     return isolated_home / "bright" / f"{split}.docs.parquet{adjusted.CACHE_SUFFIX}"
-
-
-def cli(capsys, *argv):
-    status = main(list(argv))
-    out, err = capsys.readouterr()
-    return status, out, err
 
 
 def test_the_twelve_short_domains_have_an_adjusted_id():
@@ -182,11 +171,11 @@ def test_a_damaged_cache_file_is_named_and_rebuilt(
     assert adjusted.read_cache(path)["domains"]["leetcode"]["added"]
 
 
-def test_a_damaged_cache_file_is_marked_by_info_and_counts_unknown(bright, isolated_home, capsys):
+def test_a_damaged_cache_file_is_marked_by_info_and_counts_unknown(bright, isolated_home, cli):
     qrels_of("bright/leetcode/adjusted")
     cache_file(isolated_home).write_text("{")
     assert ir_datasets.load("bright/leetcode/adjusted").qrels_count() is None
-    status, out, _ = cli(capsys, "info", "bright/leetcode/adjusted")
+    status, out, _ = cli("info", "bright/leetcode/adjusted")
     assert status == 0 and "damaged" in out and str(cache_file(isolated_home)) in out
 
 
@@ -235,30 +224,30 @@ def test_an_unverified_mirror_adjusts_each_corpus_apart(bright, isolated_home, h
     assert not cache_file(isolated_home, "aops").exists()
 
 
-def test_info_says_how_many_pairs_were_added_and_where_the_list_is(bright, isolated_home, capsys):
-    status, out, _ = cli(capsys, "info", "bright/leetcode/adjusted")
+def test_info_says_how_many_pairs_were_added_and_where_the_list_is(bright, isolated_home, cli):
+    status, out, _ = cli("info", "bright/leetcode/adjusted")
     assert status == 0
     assert "not computed yet" in out and str(cache_file(isolated_home)) in out
     assert bright.requests == []  # info never downloads or computes
     qrels_of("bright/leetcode/adjusted")
-    status, out, _ = cli(capsys, "info", "bright/leetcode/adjusted")
+    status, out, _ = cli("info", "bright/leetcode/adjusted")
     assert "adjusted qrels: 3 (query, doc) pairs added" in out
     assert str(cache_file(isolated_home)) in out and "domains.leetcode.added" in out
     assert "twins left excluded (the query excludes them): 1" in out
-    _, out, _ = cli(capsys, "info", "bright/leetcode/adjusted", "--format", "json")
+    _, out, _ = cli("info", "bright/leetcode/adjusted", "--format", "json")
     info = json.loads(out)["adjusted_qrels"]
     assert (info["added"], info["excluded_twins"], info["gold_not_in_corpus"]) == (3, 1, 1)
     assert info["list"] == str(cache_file(isolated_home))
 
 
-def test_list_counts_queries_as_the_base_and_qrels_once_computed(bright, capsys):
-    _, out, _ = cli(capsys, "list", "bright/leetcode/adjusted", "--format", "json")
+def test_list_counts_queries_as_the_base_and_qrels_once_computed(bright, cli):
+    _, out, _ = cli("list", "bright/leetcode/adjusted", "--format", "json")
     (row,) = json.loads(out)
     assert (row["docs"], row["queries"], row["qrels"]) == (413932, 142, None)
     assert bright.requests == []
     expected = expected_qrels(bright.rows["leetcode"])
     qrels_of("bright/leetcode/adjusted")
-    _, out, _ = cli(capsys, "list", "bright/leetcode/adjusted", "--format", "json")
+    _, out, _ = cli("list", "bright/leetcode/adjusted", "--format", "json")
     (row,) = json.loads(out)
     assert (row["docs"], row["queries"], row["qrels"]) == (14, 4, len(expected))
 
@@ -275,6 +264,7 @@ def test_ir_datasets_own_export_writes_the_adjusted_qrels(bright, capsys):
     assert written == expected_qrels(bright.rows["leetcode"])
 
 
+@pytest.mark.slow
 def test_ir_datasets_command_line_with_ir_bright_imported(bright):
     # `python -m ir_datasets` itself imports no plugin; this is the README's one-liner.
     code = "import ir_bright, ir_datasets; ir_datasets.main_cli()"
@@ -288,10 +278,10 @@ def test_ir_datasets_command_line_with_ir_bright_imported(bright):
     assert "0 0 two-sum-spaced.txt 1" in proc.stdout.splitlines()
 
 
-def test_ir_bright_export_and_download(bright, capsys):
-    status, out, _ = cli(capsys, "export", "bright/leetcode/adjusted", "qrels")
+def test_export_lists_twins_as_relevant_and_download_fetches_the_shared_corpus_s_files(bright, cli):
+    status, out, _ = cli("export", "bright/leetcode/adjusted", "qrels")
     assert status == 0 and "0 0 two-sum-copy.txt 1" in out.splitlines()
-    status, out, _ = cli(capsys, "download", "bright/aops/adjusted")
+    status, out, _ = cli("download", "bright/aops/adjusted")
     assert status == 0
     fetched = bright.downloads("-00000-of-00001.parquet")
     assert bright_hub.repo_path("examples", "theoremqa_questions") in fetched  # shared corpus
@@ -312,7 +302,7 @@ def test_evaluate_credits_the_twin_of_a_gold_document(bright):
     assert result["nDCG@10"] > ir_bright.evaluate(trec, "bright/leetcode")["nDCG@10"]
 
 
-def test_report_benchmark_bright_adjusted():
+def test_the_bright_adjusted_benchmark_has_each_adjusted_id_and_bright_s_labels():
     from ir_bright.results import report
 
     bench = report.benchmark("bright-adjusted")
@@ -321,18 +311,18 @@ def test_report_benchmark_bright_adjusted():
     assert bench.labels == report.benchmark("bright").labels
 
 
-def test_bm25_runs_on_the_adjusted_id_with_the_base_index(bright, capsys, tmp_path):
+def test_bm25_runs_on_the_adjusted_id_with_the_base_index(bright, cli, tmp_path):
     pytest.importorskip("bm25s")
     from ir_bright.bm25 import index as bm25
 
     base, adj = ir_datasets.load("bright/leetcode"), ir_datasets.load("bright/leetcode/adjusted")
     assert bm25.index_folder(adj) == bm25.index_folder(base)
     run = tmp_path / "bright__leetcode__adjusted.trec"
-    status, _, _ = cli(capsys, "bm25", "bright/leetcode/adjusted", "-o", str(run))
+    status, _, _ = cli("bm25", "bright/leetcode/adjusted", "-o", str(run))
     assert status == 0
     ranked = [line.split() for line in run.read_text().splitlines()]
     assert not any(q == "0" and d == "own-problem.txt" for q, _, d, *_ in ranked)
-    status, out, _ = cli(capsys, "report", str(run), "--benchmark", "bright-adjusted")
+    status, out, _ = cli("report", str(run), "--benchmark", "bright-adjusted")
     assert status == 0 and "Leet" in out
 
 
@@ -344,10 +334,8 @@ def test_pyterrier_provider_serves_the_adjusted_qrels(bright):
 
 
 @pytest.fixture
-def pyserini_domains(hub, hub_root, monkeypatch):
-    monkeypatch.setenv("IR_BRIGHT_VERIFY", "0")
-    hub.rows = bright_hub.write_bright(hub_root, bright_hub.PYSERINI_DOMAINS)
-    return hub
+def pyserini_domains(bright_hub):
+    return bright_hub(PYSERINI_DOMAINS)
 
 
 @pytest.mark.parametrize("split", list(bright_hub.PYSERINI_DOMAINS))

@@ -136,7 +136,7 @@ def random_domain(seed):
     return examples, aspect_rows, scores
 
 
-def qrels_of(examples, aspect_rows):
+def aspect_qrels(examples, aspect_rows):
     aspects = Aspects(parse_aspects(aspect_rows))
     return [
         qrel
@@ -153,7 +153,7 @@ def run_of(scores):
 @pytest.mark.parametrize("k", [1, 5, 25])
 def test_measures_equal_the_official_scripts_on_random_domains(seed, k):
     examples, aspect_rows, scores = random_domain(seed)
-    qrels = qrels_of(examples, aspect_rows)
+    qrels = aspect_qrels(examples, aspect_rows)
     measures = [
         wAlpha_nDCG @ k,
         wAlpha_nDCG(alpha=0.3) @ k,
@@ -178,7 +178,7 @@ def test_measures_equal_the_official_scripts_on_random_domains(seed, k):
 @pytest.mark.parametrize("seed", range(4))
 def test_official_wrapper_and_dataframes_give_the_same_values(seed):
     examples, aspect_rows, scores = random_domain(seed)
-    qrels = qrels_of(examples, aspect_rows)
+    qrels = aspect_qrels(examples, aspect_rows)
     expected = reference_alpha_ndcg(scores, examples, aspect_rows, 0.5, 25)
     recall = reference_a_recall(scores, examples, aspect_rows, 25)
     wrapped = ir_measures.calc_aggregate(
@@ -195,7 +195,7 @@ def test_official_wrapper_and_dataframes_give_the_same_values(seed):
     assert values[A_Recall @ 25] == pytest.approx(recall, abs=1e-12)
 
 
-def test_a_hand_computed_query():
+def test_alpha_ndcg_and_aspect_recall_equal_a_hand_computed_query():
     # aspects a1 (weight 2 -> 2/3: d1, d2) and a2 (weight 1 -> 1/3: d3); ranking d1, x, d2, d3
     rows = [
         {"id": "biology-0-a1", "content": "", "weight": 2, "supporting_docs": ["d1", "d2"]},

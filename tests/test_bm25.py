@@ -10,7 +10,6 @@ import pytest
 
 from ir_bright.bm25 import analysis
 from ir_bright.bm25 import index as bm25
-from tests.fixtures import bright_hub
 
 pytest.importorskip("nltk")
 pytest.importorskip("bm25s")
@@ -271,17 +270,11 @@ def test_saved_index_is_a_bm25s_index_that_bm25s_itself_can_load(tmp_path):
 # -- datasets through the loopback hub ---------------------------------------------------------
 
 
-@pytest.fixture
-def bright(hub, hub_root, monkeypatch):
-    monkeypatch.setenv("IR_BRIGHT_VERIFY", "0")
-    hub.rows = bright_hub.write_bright(hub_root)
-    return hub
-
-
 def run_of(dataset_id, **kwargs):
     return list(bm25.retrieve(dataset_id, progress=False, **kwargs))
 
 
+@pytest.mark.slow
 def test_retrieve_never_returns_a_query_s_excluded_documents(bright):
     ranked = run_of("bright/aops")
     rows = bright.rows["aops"]["examples"]
@@ -293,6 +286,7 @@ def test_retrieve_never_returns_a_query_s_excluded_documents(bright):
         assert len(got) == n_docs - len(set(row["excluded_ids"]))
 
 
+@pytest.mark.slow
 def test_retrieve_ranks_from_one_with_scores_descending(bright):
     ranked = run_of("bright/biology", k=5)
     for query_id in {r.query_id for r in ranked}:
@@ -301,6 +295,7 @@ def test_retrieve_ranks_from_one_with_scores_descending(bright):
         assert [r.score for r in mine] == sorted((r.score for r in mine), reverse=True)
 
 
+@pytest.mark.slow
 def test_second_run_reuses_the_cached_index(bright, monkeypatch):
     first = run_of("bright/biology")
     folder = bm25.index_folder(__import__("ir_datasets").load("bright/biology"))
@@ -313,6 +308,7 @@ def test_second_run_reuses_the_cached_index(bright, monkeypatch):
     assert run_of("bright/biology") == first
 
 
+@pytest.mark.slow
 def test_aops_and_theoremqa_questions_share_one_index(bright, monkeypatch):
     import ir_datasets
 
@@ -341,6 +337,7 @@ def test_parameters_key_the_index_cache(bright):
     assert bm25.ANALYSIS in lucene.name  # a new analysis re-indexes
 
 
+@pytest.mark.slow
 def test_reasoning_variant_searches_with_the_llm_text(bright):
     ranked = run_of("bright/biology/gpt4-reason", queries=None, k=3)
     plain = run_of("bright/biology", k=3)
@@ -348,6 +345,7 @@ def test_reasoning_variant_searches_with_the_llm_text(bright):
     assert [r.doc_id for r in ranked] != [r.doc_id for r in plain]
 
 
+@pytest.mark.slow
 def test_trec_lines_have_six_columns_and_the_run_tag(bright, tmp_path):
     import io
 

@@ -15,16 +15,9 @@ from ir_bright.errors import OfflineError
 from ir_bright.hub import transfer
 from tests.fixtures import bright_hub
 from tests.fixtures.bright_hub import REASON_CONFIGS, llm_text, repo_path
+from tests.helpers import qrels_of
 
 MODELS = list(REASON_CONFIGS)
-
-
-@pytest.fixture
-def bright(hub, hub_root, monkeypatch):
-    """The fixture BRIGHT on the loopback hub; checksums off (the pins are the real files')."""
-    monkeypatch.setenv("IR_BRIGHT_VERIFY", "0")
-    hub.rows = bright_hub.write_bright(hub_root)
-    return hub
 
 
 def gold_pairs(rows, column="gold_ids"):
@@ -34,10 +27,6 @@ def gold_pairs(rows, column="gold_ids"):
 
 def excluded_pairs(rows):
     return {(r["id"], d) for r in rows for d in r["excluded_ids"] if d != "N/A"}
-
-
-def qrels_of(dataset_id):
-    return {(q.query_id, q.doc_id): q.relevance for q in ir_datasets.load(dataset_id).qrels_iter()}
 
 
 def test_every_id_family_is_registered():

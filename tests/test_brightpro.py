@@ -179,7 +179,9 @@ def test_a_listing_that_stays_busy_is_a_one_line_error_and_nothing_is_cached(
     assert not list(isolated_home.rglob("documents.json"))
 
 
-def test_offline_after_download_and_before(pro, hub, monkeypatch, capsys):
+def test_offline_a_downloaded_domain_needs_no_request_and_another_names_its_file(
+    pro, hub, monkeypatch, capsys
+):
     from ir_bright.cli import main
 
     assert main(["download", "bright-pro/economics"]) == 0
@@ -290,7 +292,7 @@ def test_report_tabulates_the_bright_pro_benchmark(pro, tmp_path, capsys):
 
 
 @pytest.mark.pyterrier
-def test_aspect_measures_in_pt_experiment(pro):
+def test_pt_experiment_scores_aspect_measures_equal_to_hand_values(pro):
     pt = pytest.importorskip("pyterrier")
     import pandas as pd
 
@@ -480,13 +482,10 @@ def test_info_summarises_the_official_aspect_map(pro, capsys):
 
 
 def test_aspect_measures_on_a_dataset_without_aspects_are_a_one_line_error(
-    hub, hub_root, capsys, monkeypatch
+    bright, hub_root, capsys
 ):
-    monkeypatch.setenv("IR_BRIGHT_VERIFY", "0")  # the fixture BRIGHT is not the pinned one
     from ir_bright.cli import main
-    from tests.fixtures import bright_hub
 
-    bright_hub.write_bright(hub_root)
     run = hub_root / "run.trec"
     run.write_text("0 Q0 insects_light/Phototaxis_0.txt 1 1.0 x\n")
     assert main(["evaluate", "bright/biology", str(run), "-m", "A_Recall@25"]) == 2

@@ -8,9 +8,6 @@ import io
 import json
 import random
 import re
-import subprocess
-import sys
-from pathlib import Path
 
 import ir_datasets
 import pytest
@@ -18,24 +15,11 @@ import pytest
 import ir_bright  # noqa: F401
 from ir_bright.cli import main
 from tests import protocol
+from tests.helpers import json_scores, run_text, write_run
 
 TEST_ID = "ir-bright-test/cli"
-ROOT = Path(__file__).resolve().parent.parent
 QRELS = [("1", "gold-a", 1), ("1", "own", -100), ("2", "gold-b", 2), ("2", "gold-c", 1)]
 RUN = [("1", "own", 9.0), ("1", "x", 5.0), ("1", "gold-a", 4.0), ("2", "gold-c", 3.0)]
-
-
-def run_text(rows):
-    return "".join(f"{q} Q0 {d} {i} {s!r} test\n" for i, (q, d, s) in enumerate(rows))
-
-
-def write_run(path, rows=RUN, compress=False):
-    if compress:
-        with gzip.open(path, "wt") as f:
-            f.write(run_text(rows))
-    else:
-        path.write_text(run_text(rows))
-    return str(path)
 
 
 @pytest.fixture
@@ -51,22 +35,9 @@ def dataset(monkeypatch):
     return add
 
 
-def scores(text):
-    """The scores of a json output: every key but ``provenance`` (tests/test_provenance.py)."""
-    found = json.loads(text)
-    found.pop("provenance")
-    return found
-
-
-def cli(capsys, *argv):
-    status = main(["evaluate", *map(str, argv)])
-    out, err = capsys.readouterr()
-    return status, out, err
-
-
-def test_table_has_a_header_and_one_row_per_run(dataset, tmp_path, capsys):
-    a, b = write_run(tmp_path / "a.run"), write_run(tmp_path / "b.run", RUN[:2])
-    status, out, _ = cli(capsys, TEST_ID, a, b)
+def test_table_has_a_header_and_one_row_per_run(dataset, tmp_path, cli):
+    a, b = str(write_run(tmp_path / "a.run", RUN)), str(write_run(tmp_path / "b.run", RUN[:2]))
+    status, out, _ = cli("evaluate", TEST_ID, a, b)
     lines = out.splitlines()
     assert status == 0
     assert lines[0].split() == ["run", "nDCG@10", "R@1"]
@@ -75,20 +46,20 @@ def test_table_has_a_header_and_one_row_per_run(dataset, tmp_path, capsys):
     assert lines[2].split()[0] == b and len(lines) == 3
 
 
-def test_json_equals_the_reference_on_a_random_realistic_run(dataset, tmp_path, capsys):
+def test_json_equals_the_reference_on_a_random_realistic_run(dataset, tmp_path, cli):
     qrels, run = protocol.random_case(random.Random(21), graded=True)
     dataset(qrels, official=("nDCG@10", "R@1", "RR"))
-    path = write_run(tmp_path / "r.run", run)
-    status, out, _ = cli(capsys, TEST_ID, path, "--format", "json")
+    path = str(write_run(tmp_path / "r.run", run))
+    status, out, _ = cli("evaluate", TEST_ID, path, "--format", "json")
     assert status == 0
     got = json.loads(out)[path]
     for name in ["nDCG@10", "R@1", "RR"]:
         assert got[name] == pytest.approx(protocol.mean(name, qrels, run), abs=1e-12)
 
 
-def test_csv_per_query_has_every_scored_query_and_a_mean_row(dataset, tmp_path, capsys):
-    path = write_run(tmp_path / "r.run")
-    status, out, _ = cli(capsys, TEST_ID, path, "--per-query", "--format", "csv", "-m", "RR")
+def test_csv_per_query_has_every_scored_query_and_a_mean_row(dataset, tmp_path, cli):
+    path = str(write_run(tmp_path / "r.run", RUN))
+    status, out, _ = cli("evaluate", TEST_ID, path, "--per-query", "--format", "csv", "-m", "RR")
     rows = list(csv.reader(io.StringIO(out)))
     assert status == 0
     assert rows[0] == ["run", "query", "RR"]
@@ -99,24 +70,26 @@ def test_csv_per_query_has_every_scored_query_and_a_mean_row(dataset, tmp_path, 
     ]
 
 
-def test_per_query_table_and_json(dataset, tmp_path, capsys):
-    path = write_run(tmp_path / "r.run")
-    _, out, _ = cli(capsys, TEST_ID, path, "--per-query")
+def test_per_query_table_and_json(dataset, tmp_path, cli):
+    path = str(write_run(tmp_path / "r.run", RUN))
+    _, out, _ = cli("evaluate", TEST_ID, path, "--per-query")
     assert [line.split()[1] for line in out.splitlines()] == ["query", "1", "2", "all"]
-    _, out, _ = cli(capsys, TEST_ID, path, "--per-query", "--format", "json", "-m", "P@1")
-    assert scores(out) == {path: {"1": {"P@1": 0.0}, "2": {"P@1": 1.0}, "all": {"P@1": 0.5}}}
+    _, out, _ = cli("evaluate", TEST_ID, path, "--per-query", "--format", "json", "-m", "P@1")
+    assert json_scores(out) == {path: {"1": {"P@1": 0.0}, "2": {"P@1": 1.0}, "all": {"P@1": 0.5}}}
 
 
-def test_measure_option_is_repeatable_and_sets_the_columns(dataset, tmp_path, capsys):
-    path = write_run(tmp_path / "r.run")
-    _, out, _ = cli(capsys, TEST_ID, path, "-m", "RR", "--measure", "P@1", "-m", "AP@100")
+def test_measure_option_is_repeatable_and_sets_the_columns(dataset, tmp_path, cli):
+    path = write_run(tmp_path / "r.run", RUN)
+    _, out, _ = cli("evaluate", TEST_ID, path, "-m", "RR", "--measure", "P@1", "-m", "AP@100")
     assert out.splitlines()[0].split() == ["run", "RR", "P@1", "AP@100"]
 
 
-def test_gzip_run_files_are_read(dataset, tmp_path, capsys):
-    plain = cli(capsys, TEST_ID, write_run(tmp_path / "r.run"), "--format", "json")[1]
-    packed = cli(capsys, TEST_ID, write_run(tmp_path / "r.gz", compress=True), "--format", "json")
-    assert list(scores(packed[1]).values()) == list(scores(plain).values())
+def test_gzip_run_files_are_read(dataset, tmp_path, cli):
+    plain = cli("evaluate", TEST_ID, write_run(tmp_path / "r.run", RUN), "--format", "json")[1]
+    packed = cli(
+        "evaluate", TEST_ID, write_run(tmp_path / "r.gz", RUN, compress=True), "--format", "json"
+    )
+    assert list(json_scores(packed[1]).values()) == list(json_scores(plain).values())
 
 
 def test_help_shows_examples(capsys):
@@ -139,27 +112,27 @@ def test_help_shows_examples(capsys):
         ("7 Q0 x 1 2 t\n8 Q0 x 1 2 t\n", [], r"2 of its 2 queries .* wrong dataset"),
     ],
 )
-def test_bad_input_exits_2_with_one_line(dataset, tmp_path, capsys, lines, extra, message):
+def test_bad_input_exits_2_with_one_line(dataset, tmp_path, cli, lines, extra, message):
     path = tmp_path / "r.run"
     path.write_text(lines)
-    status, out, err = cli(capsys, TEST_ID, path, *extra)
+    status, out, err = cli("evaluate", TEST_ID, path, *extra)
     assert status == 2
     assert out == ""
     assert err.count("\n") == 1 and err.startswith("ir-bright evaluate: error: ")
     assert re.search(message, err)
 
 
-def test_unknown_dataset_and_missing_file_exit_2(dataset, tmp_path, capsys):
-    status, _, err = cli(capsys, TEST_ID + "x", write_run(tmp_path / "r.run"))
+def test_unknown_dataset_and_missing_file_exit_2(dataset, tmp_path, cli):
+    status, _, err = cli("evaluate", TEST_ID + "x", write_run(tmp_path / "r.run", RUN))
     assert status == 2 and f"did you mean {TEST_ID}?" in err
-    status, _, err = cli(capsys, TEST_ID, tmp_path / "absent.run")
+    status, _, err = cli("evaluate", TEST_ID, tmp_path / "absent.run")
     assert status == 2 and "absent.run: no such run file" in err
 
 
-def test_nothing_is_printed_when_a_later_run_is_bad(dataset, tmp_path, capsys):
-    good = write_run(tmp_path / "good.run")
+def test_nothing_is_printed_when_a_later_run_is_bad(dataset, tmp_path, cli):
+    good = write_run(tmp_path / "good.run", RUN)
     (tmp_path / "bad.run").write_text("1 Q0 x 1 oops t\n")
-    status, out, err = cli(capsys, TEST_ID, good, tmp_path / "bad.run")
+    status, out, err = cli("evaluate", TEST_ID, good, tmp_path / "bad.run")
     assert (status, out) == (2, "")
     assert "bad.run line 1: score 'oops' is not a number" in err
 
@@ -175,25 +148,19 @@ sys.exit(main(sys.argv[1:]))
 """
 
 
-def run_command(*argv, as_module=False):
-    """Run the command in a fresh interpreter: ``python -m ir_bright`` if ``as_module``,
-    else a script that registers the dataset ``t/sub`` first."""
-    program = ["-m", "ir_bright"] if as_module else ["-c", SCRIPT]
-    command = [sys.executable, *program, *map(str, argv)]
-    return subprocess.run(command, capture_output=True, text=True, cwd=ROOT, timeout=120)
-
-
-def test_missing_queries_warn_on_stderr_while_results_go_to_stdout(tmp_path):
-    path = write_run(tmp_path / "r.run", [("1", "gold-a", 1.0)])
-    done = run_command("evaluate", "t/sub", path, "--format", "json")
+@pytest.mark.slow
+def test_missing_queries_warn_on_stderr_while_results_go_to_stdout(cli, tmp_path):
+    path = str(write_run(tmp_path / "r.run", [("1", "gold-a", 1.0)]))
+    done = cli.fresh("evaluate", "t/sub", path, "--format", "json", script=SCRIPT)
     assert done.returncode == 0
-    assert scores(done.stdout) == {path: {"nDCG@10": pytest.approx(1 / 3)}}
+    assert json_scores(done.stdout) == {path: {"nDCG@10": pytest.approx(1 / 3)}}
     assert "no ranking for 2 of the 3 queries of t/sub" in done.stderr
 
 
-def test_a_malformed_run_gives_no_traceback(tmp_path):
+@pytest.mark.slow
+def test_a_malformed_run_gives_no_traceback(cli, tmp_path):
     (tmp_path / "r.run").write_text("1 Q0 gold-a\n")
-    done = run_command("evaluate", "t/sub", tmp_path / "r.run")
+    done = cli.fresh("evaluate", "t/sub", tmp_path / "r.run", script=SCRIPT)
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.strip().splitlines() == [
         f"ir-bright evaluate: error: {tmp_path / 'r.run'} line 1: expected 6 columns "
@@ -201,8 +168,9 @@ def test_a_malformed_run_gives_no_traceback(tmp_path):
     ]
 
 
-def test_a_misspelt_real_dataset_id_names_the_close_ones(tmp_path):
-    done = run_command("evaluate", "bright/aopz", write_run(tmp_path / "r.run"), as_module=True)
+@pytest.mark.slow
+def test_a_misspelt_real_dataset_id_names_the_close_ones(cli, tmp_path):
+    done = cli.fresh("evaluate", "bright/aopz", write_run(tmp_path / "r.run", RUN))
     assert done.returncode == 2
     assert done.stderr.count("\n") == 1 and "did you mean bright/aops" in done.stderr
 
@@ -263,53 +231,50 @@ def assert_one_line_error(status, out, err, mentions):
         "gzip-huge-line",
     ],
 )
-def test_unusable_run_files_exit_2_with_one_line(dataset, tmp_path, capsys, content, mentions):
+def test_unusable_run_files_exit_2_with_one_line(dataset, tmp_path, cli, content, mentions):
     path = tmp_path / "r.run"
     path.write_bytes(content)
-    assert_one_line_error(*cli(capsys, TEST_ID, path), mentions)
+    assert_one_line_error(*cli("evaluate", TEST_ID, path), mentions)
 
 
-def test_a_folder_or_an_unreadable_run_file_exits_2(dataset, tmp_path, capsys, monkeypatch):
+def test_a_folder_or_an_unreadable_run_file_exits_2(dataset, tmp_path, cli, monkeypatch):
     from ir_bright.runs import files as runs
 
-    assert_one_line_error(*cli(capsys, TEST_ID, tmp_path), "is a folder, not a run file")
-    path = write_run(tmp_path / "secret.run")
+    assert_one_line_error(*cli("evaluate", TEST_ID, tmp_path), "is a folder, not a run file")
+    path = write_run(tmp_path / "secret.run", RUN)
 
     def forbidden(file, *args, **kwargs):  # tests run as root: chmod 000 would not stop them
         raise PermissionError(13, "Permission denied", str(file))
 
     monkeypatch.setattr(runs, "open", forbidden, raising=False)
     assert_one_line_error(
-        *cli(capsys, TEST_ID, path), r"secret\.run: cannot read it \(Permission denied\)"
+        *cli("evaluate", TEST_ID, path), r"secret\.run: cannot read it \(Permission denied\)"
     )
 
 
-def test_a_byte_order_mark_is_not_part_of_the_first_query_id(dataset, tmp_path, capsys):
+def test_a_byte_order_mark_is_not_part_of_the_first_query_id(dataset, tmp_path, cli):
     """Windows tools write one; it used to make the first line's query id unknown."""
     rows = [("1", "gold-a", 4.0), ("1", "x", 5.0), ("2", "gold-c", 3.0)]
-    plain = cli(capsys, TEST_ID, write_run(tmp_path / "a.run", rows), "--format", "json")[1]
+    plain = cli("evaluate", TEST_ID, write_run(tmp_path / "a.run", rows), "--format", "json")[1]
     (tmp_path / "bom.run").write_bytes(b"\xef\xbb\xbf" + run_text(rows).encode())
-    status, out, err = cli(capsys, TEST_ID, tmp_path / "bom.run", "--format", "json")
+    status, out, err = cli("evaluate", TEST_ID, tmp_path / "bom.run", "--format", "json")
     assert status == 0 and "unknown" not in err
-    assert list(scores(out).values()) == list(scores(plain).values())
+    assert list(json_scores(out).values()) == list(json_scores(plain).values())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("compress", [False, True])
-def test_a_run_from_a_pipe_is_read_whole(tmp_path, compress):
+def test_a_run_from_a_pipe_is_read_whole(cli, tmp_path, compress):
     """``-`` is stdin; a pipe (``<(zcat run.gz)``, /dev/stdin) is opened once, so the bytes
     read to tell gzip from text are not lost (they were: the run scored 0 without an error)."""
     text = run_text([("1", "gold-a", 2.0), ("2", "gold-b", 1.0), ("3", "gold-c", 1.0)])
     data = gzipped(text) if compress else text.encode()
     for path in ("-", "/dev/stdin"):
-        done = subprocess.run(
-            [sys.executable, "-c", SCRIPT, "evaluate", "t/sub", path, "--format", "json"],
-            input=data,
-            capture_output=True,
-            cwd=ROOT,
-            timeout=120,
+        done = cli.fresh(
+            "evaluate", "t/sub", path, "--format", "json", script=SCRIPT, input=data, text=False
         )
         assert done.returncode == 0, done.stderr
-        assert list(scores(done.stdout).values()) == [{"nDCG@10": 1.0}]
+        assert list(json_scores(done.stdout).values()) == [{"nDCG@10": 1.0}]
 
 
 @pytest.mark.parametrize(
@@ -327,38 +292,40 @@ def test_a_run_from_a_pipe_is_read_whole(tmp_path, compress):
         ("", r"cannot read measure ''"),
     ],
 )
-def test_bad_measures_exit_2_with_a_hint(dataset, tmp_path, capsys, measure, mentions):
-    path = write_run(tmp_path / "r.run")
-    assert_one_line_error(*cli(capsys, TEST_ID, path, "-m", measure), mentions)
+def test_bad_measures_exit_2_with_a_hint(dataset, tmp_path, cli, measure, mentions):
+    path = write_run(tmp_path / "r.run", RUN)
+    assert_one_line_error(*cli("evaluate", TEST_ID, path, "-m", measure), mentions)
 
 
-def test_a_run_over_another_corpus_gets_a_warning(dataset, tmp_path, capsys, caplog):
+def test_a_run_over_another_corpus_gets_a_warning(dataset, tmp_path, cli, caplog):
     """The short/long mix-up: the queries are the dataset's, no document is judged."""
     path = write_run(tmp_path / "long.run", [("1", "page-a", 2.0), ("2", "page-b", 1.0)])
-    status, out, _ = cli(capsys, TEST_ID, path)
+    status, out, _ = cli("evaluate", TEST_ID, path)
     assert status == 0 and out.splitlines()[1].split()[1:] == ["0.0000", "0.0000"]
     assert "none of its 2 ranked documents is judged" in caplog.text
     caplog.clear()
-    cli(capsys, TEST_ID, write_run(tmp_path / "ok.run"))
+    cli("evaluate", TEST_ID, write_run(tmp_path / "ok.run", RUN))
     assert "none of its" not in caplog.text
 
 
-def test_a_run_ranking_many_unscored_queries_is_not_the_wrong_dataset(dataset, tmp_path, capsys):
+def test_a_run_ranking_many_unscored_queries_is_not_the_wrong_dataset(dataset, tmp_path, cli):
     """MM-BRIGHT task 3 scores only queries with a positive image; a run ranks them all."""
     rows = RUN + [(str(q), "x", 1.0) for q in range(10, 20)]  # 10 queries without qrels
-    status, out, _ = cli(capsys, TEST_ID, write_run(tmp_path / "all.run", rows), "--format", "json")
-    plain = cli(capsys, TEST_ID, write_run(tmp_path / "r.run"), "--format", "json")[1]
+    status, out, _ = cli(
+        "evaluate", TEST_ID, write_run(tmp_path / "all.run", rows), "--format", "json"
+    )
+    plain = cli("evaluate", TEST_ID, write_run(tmp_path / "r.run", RUN), "--format", "json")[1]
     assert status == 0
-    assert list(scores(out).values()) == list(scores(plain).values())
+    assert list(json_scores(out).values()) == list(json_scores(plain).values())
 
 
-def test_a_gzip_bomb_and_an_oversized_run_exit_2_early(dataset, tmp_path, capsys, monkeypatch):
+def test_a_gzip_bomb_and_an_oversized_run_exit_2_early(dataset, tmp_path, cli, monkeypatch):
     from ir_bright.runs import inflate
 
     monkeypatch.setattr(inflate, "_RATIO_GRACE", 1 << 20)
     path = tmp_path / "bomb.gz"
     path.write_bytes(gzipped(run_text(RUN) + "\n" * (8 << 20)))
-    assert_one_line_error(*cli(capsys, TEST_ID, path), r"bomb\.gz: inflates to over 100 times")
+    assert_one_line_error(*cli("evaluate", TEST_ID, path), r"bomb\.gz: inflates to over 100 times")
     monkeypatch.setenv("IR_BRIGHT_MAX_RUN_BYTES", "100")
     big = write_run(tmp_path / "big.run", RUN * 5)
-    assert_one_line_error(*cli(capsys, TEST_ID, big), r"big\.run: over 100 bytes of run text")
+    assert_one_line_error(*cli("evaluate", TEST_ID, big), r"big\.run: over 100 bytes of run text")

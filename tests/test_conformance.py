@@ -25,6 +25,7 @@ from ir_datasets.commands import export as irds_export
 
 from ir_bright.cli import main
 from tests.fixtures import bright_hub, mmbright_hub
+from tests.helpers import write_run
 
 pytest.importorskip("PIL")
 
@@ -54,12 +55,10 @@ CASES = [
 
 
 @pytest.fixture
-def both(hub, hub_root, monkeypatch):
+def both(bright, hub_root):
     """The fixture BRIGHT and MM-BRIGHT on one loopback hub."""
-    monkeypatch.setenv("IR_BRIGHT_VERIFY", "0")
-    bright_hub.write_bright(hub_root)
     mmbright_hub.write_mmbright(hub_root)
-    return hub
+    return bright
 
 
 def irds_export_output(*argv: str) -> str:
@@ -79,6 +78,7 @@ def expected_json(record) -> dict:
     }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dataset_id,entity,fmt", CASES)
 def test_ir_datasets_export_equals_ir_bright_export_and_is_not_empty(
     both, capsys, dataset_id, entity, fmt
@@ -105,6 +105,7 @@ def test_ir_datasets_export_equals_ir_bright_export_and_is_not_empty(
                 assert " ".join(record.text.split()) in " ".join(columns)
 
 
+@pytest.mark.slow
 def test_python_m_ir_datasets_export_with_ir_bright_imported_prints_full_rows(both):
     """The command line itself: ``python -m ir_datasets export`` in a process that imported
     ir_bright (ir_datasets has no plugin discovery, so the import is the user's)."""
@@ -220,12 +221,14 @@ def probe(mode: str) -> str:
     return proc.stdout
 
 
+@pytest.mark.slow
 def test_stock_ir_measures_behaves_the_same_with_ir_bright_imported():
     without, with_import = probe("without"), probe("with")
     assert "nDCG@10" in without and "raises NameError" in without  # the probe probes
     assert with_import == without
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "options",
     [[], ["-q"], ["-q", "-n"], ["-o", "jsonl"], ["-p", "6"], ["--provider", "pytrec_eval"]],
@@ -268,6 +271,7 @@ def test_official_registry_entry_behaves_like_a_stock_entry():
             ir_measures.parse_measure(text)
 
 
+@pytest.mark.slow
 def test_python_m_ir_measures_scores_official_measures_per_query_with_summary(tmp_path):
     (tmp_path / "qrels").write_text(QRELS)
     (tmp_path / "run").write_text(RUN)
@@ -323,11 +327,6 @@ def tiny(monkeypatch):
     return add
 
 
-def write_run(path, rows):
-    path.write_text("".join(f"{q} Q0 {d} {i} {s!r} t\n" for i, (q, d, s) in enumerate(rows)))
-    return str(path)
-
-
 def test_stock_values_equal_plain_ir_measures_and_a_reference_beside_official_ones(
     tiny, tmp_path, capsys
 ):
@@ -340,7 +339,7 @@ def test_stock_values_equal_plain_ir_measures_and_a_reference_beside_official_on
     qrels, run = protocol.random_case(random.Random(4), graded=True)
     assert any(q == "only-excluded" for q, _, _ in run)  # ranked, judged only below 0
     tiny(qrels)
-    path = write_run(tmp_path / "r.run", run)
+    path = str(write_run(tmp_path / "r.run", run))
     names = ["nDCG@1000", "R@100", "RR", "P@1000", "AP@1000"]
     argv = ["evaluate", STOCK_TEST_ID, path, "--stock", "--format", "json"]
     assert main([*argv, *(a for n in names for a in ("-m", n))]) == 0
@@ -364,7 +363,7 @@ def test_stock_columns_sit_beside_official_ones_in_csv_and_per_query(tiny, tmp_p
     qrels = [("1", "gold-a", 1), ("1", "own", -100), ("2", "gold-b", 1)]
     run = [("1", "own", 9.0), ("1", "gold-a", 4.0), ("2", "x", 3.0), ("2", "gold-b", 2.0)]
     tiny(qrels)
-    path = write_run(tmp_path / "r.run", run)
+    path = str(write_run(tmp_path / "r.run", run))
     assert main(["evaluate", STOCK_TEST_ID, path, "--stock", "--per-query", "--format", "csv"]) == 0
     rows = list(csv.reader(io.StringIO(capsys.readouterr().out)))
     assert rows[0] == ["run", "query", "nDCG@10", "stock:nDCG@10"]
@@ -430,7 +429,7 @@ def test_every_count_is_declared_except_those_that_need_the_real_files():
     missing = {}
     for dataset_id in registry.our_ids():
         if not dataset_id.startswith(("bright/", "mm-bright/")):
-            continue  # BRIGHT-Pro (issue 13) finds its files through the hub's listing
+            continue  # BRIGHT-Pro finds its files through the hub's listing
         metadata = ir_datasets.load(dataset_id).metadata()
         for entity in provided(ir_datasets.load(dataset_id)):
             if "count" not in metadata.get(entity, {}):

@@ -123,6 +123,7 @@ DAMAGE = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("damage", DAMAGE, ids=lambda f: f.__name__)
 @pytest.mark.parametrize("use", ["scan", "lookups"])
 def test_a_damaged_store_is_rebuilt_with_one_warning_and_the_same_result(
@@ -220,22 +221,18 @@ def no_manifest(folder):
     derived.manifest_path(folder).unlink()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "damage",
     [empty_vocab, shifted_indices, nan_scores, no_stats, no_manifest],
     ids=lambda f: f.__name__,
 )
-def test_a_damaged_bm25_index_is_rebuilt_and_the_run_equals_a_clean_one(
-    hub, hub_root, monkeypatch, caplog, damage
-):
+def test_a_damaged_bm25_index_is_rebuilt_and_the_run_equals_a_clean_one(bright, caplog, damage):
     pytest.importorskip("bm25s")
     import ir_datasets
 
     from ir_bright.bm25 import index as bm25
-    from tests.fixtures import bright_hub
 
-    monkeypatch.setenv("IR_BRIGHT_VERIFY", "0")
-    bright_hub.write_bright(hub_root)
     clean = list(bm25.retrieve("bright/biology", progress=False))
     folder = bm25.index_folder(ir_datasets.load("bright/biology"))
     damage(folder)
@@ -249,31 +246,21 @@ def test_a_damaged_bm25_index_is_rebuilt_and_the_run_equals_a_clean_one(
 # -- the command line, in a fresh process ------------------------------------------------------
 
 
-def run_cli(*argv):
-    return subprocess.run(
-        [sys.executable, "-m", "ir_bright", *argv], capture_output=True, text=True, timeout=120
-    )
-
-
+@pytest.mark.slow
 @pytest.mark.parametrize("damage", [alter_offsets, alter_text], ids=lambda f: f.__name__)
-def test_commands_on_a_damaged_store_print_the_clean_output_and_one_warning(
-    hub, hub_root, monkeypatch, damage
-):
+def test_commands_on_a_damaged_store_print_the_clean_output_and_one_warning(bright, cli, damage):
     import ir_datasets
 
     import ir_bright  # noqa: F401 - registers ir_bright's BRIGHT over the core's
-    from tests.fixtures import bright_hub
 
-    monkeypatch.setenv("IR_BRIGHT_VERIFY", "0")
-    bright_hub.write_bright(hub_root)
     build = "import ir_bright, ir_datasets; ir_datasets.load('bright/biology').docs_store().build()"
     subprocess.run([sys.executable, "-c", build], check=True, timeout=120)  # a fresh process
-    clean = run_cli("export", "bright/biology", "docs")
+    clean = cli.fresh("export", "bright/biology", "docs")
     assert clean.returncode == 0, clean.stderr
     parquet_path = ir_datasets.load("bright/biology").docs_path()
     store_path = ArrowStore.path_for(parquet_path)
     damage(store_path, derived.manifest_path(store_path))
-    again = run_cli("export", "bright/biology", "docs")
+    again = cli.fresh("export", "bright/biology", "docs")
     assert again.returncode == 0 and again.stdout == clean.stdout
     lines = [line for line in again.stderr.splitlines() if line.strip()]
     assert len(lines) == 1 and "rebuilding" in lines[0] and "Traceback" not in again.stderr

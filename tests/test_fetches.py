@@ -39,6 +39,7 @@ def configs(hub) -> set[str]:
     return {path.split("/")[0] for path in hub.requests}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("domain", ["pony", "aops"])
 def test_bm25_then_evaluate_fetch_only_examples_and_documents(
     mirror_without_reasoning, tmp_path, capsys, domain

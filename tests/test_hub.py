@@ -121,6 +121,7 @@ def fetch_in_subprocess(size: int, md5: str) -> subprocess.Popen:
     )
 
 
+@pytest.mark.slow
 def test_killed_download_leaves_no_file_under_the_final_name(hub, hub_root, isolated_home):
     put(hub_root, "config/split.parquet")
     hub.slow = 0.05  # 16 chunks: about 0.8 s
@@ -151,6 +152,7 @@ def test_many_fetchers_probing_one_cache_folder_at_once_never_fail(tmp_path):
     assert list((tmp_path / "ns").iterdir()) == []
 
 
+@pytest.mark.slow
 def test_two_processes_fetching_at_once_both_succeed(hub, hub_root, isolated_home):
     put(hub_root, "config/split.parquet")
     hub.slow = 0.01

@@ -399,6 +399,7 @@ sys.exit(main(["download", "mm-bright/academia/task1"]))
 """
 
 
+@pytest.mark.slow
 def test_concurrent_download_commands_count_only_their_own_fetches(hub, hub_root):
     import subprocess
     import sys

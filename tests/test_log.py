@@ -11,6 +11,8 @@ import pytest
 
 from tests.fixtures import bright_hub
 
+BIOLOGY = {"biology": bright_hub.biology}
+
 DOC = "insects_light/Phototaxis_0.txt"
 # a notebook cell: no logging configured; docs_store() downloads and builds the store
 CELL = f"""
@@ -26,10 +28,8 @@ sys.modules["IPython"] = shell
 
 
 @pytest.fixture
-def bright(hub, hub_root, monkeypatch):
-    monkeypatch.setenv("IR_BRIGHT_VERIFY", "0")
-    bright_hub.write_bright(hub_root, {"biology": bright_hub.biology})
-    return hub
+def bright(bright_hub):
+    return bright_hub(BIOLOGY)
 
 
 def python(code: str) -> subprocess.CompletedProcess:
@@ -38,6 +38,7 @@ def python(code: str) -> subprocess.CompletedProcess:
     return proc
 
 
+@pytest.mark.slow
 def test_without_logging_set_up_downloads_and_builds_print_info_lines(bright):
     proc = python(CELL)
     assert proc.stdout.strip() == DOC
@@ -46,6 +47,7 @@ def test_without_logging_set_up_downloads_and_builds_print_info_lines(bright):
     assert any("building the random-access store" in line for line in info), proc.stderr
 
 
+@pytest.mark.slow
 def test_silencing_ir_datasets_logger_silences_ir_bright(bright):
     silence = "import logging; logging.getLogger('ir_datasets').setLevel(logging.WARNING)\n"
     proc = python(FAKE_NOTEBOOK + silence + CELL)
@@ -53,12 +55,14 @@ def test_silencing_ir_datasets_logger_silences_ir_bright(bright):
     assert proc.stderr == ""  # no [INFO] line and no bar
 
 
+@pytest.mark.slow
 def test_in_a_notebook_store_builds_and_downloads_show_progress_bars(bright):
     proc = python(FAKE_NOTEBOOK + CELL)
     assert "store biology.docs.parquet" in proc.stderr and "doc/s" in proc.stderr
     assert "B/s" in proc.stderr  # a download bar
 
 
+@pytest.mark.slow
 def test_configured_logging_gets_the_records_once_in_the_users_format(bright):
     setup = (
         "import logging; logging.basicConfig(level=logging.INFO, format='%(name)s|%(message)s')\n"
@@ -68,6 +72,7 @@ def test_configured_logging_gets_the_records_once_in_the_users_format(bright):
     assert "[INFO]" not in proc.stderr.replace("[INFO] ir_datasets", "")
 
 
+@pytest.mark.slow
 def test_quiet_command_line_prints_nothing_on_stderr(bright):
     proc = subprocess.run(
         [sys.executable, "-m", "ir_bright", "-q", "download", "bright/biology"],

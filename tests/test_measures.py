@@ -53,6 +53,7 @@ def assert_matches_reference(values, qrels, run, names=NAMES):
         ), name
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", range(8))
 def test_calc_aggregate_equals_reference_on_random_realistic_runs(seed):
     qrels, run = protocol.random_case(random.Random(seed), graded=seed % 2 == 1)
@@ -111,6 +112,7 @@ def test_ties_at_the_cut_keep_the_larger_doc_ids_like_trec_eval():
 CUT_ONLY = ["nDCG@10", "P@5", "R@10", "AP@10", "Success@3", "nDCG@20"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", range(4))
 def test_measures_of_the_top_k_alone_equal_the_reference_with_ties_at_k(seed):
     # alone (or with other top-k measures) they read only each ranking's best k; scores come
@@ -236,7 +238,7 @@ def test_calc_gives_aggregates_and_per_query_metrics():
     assert aggregated[Official(nDCG @ 10)] == pytest.approx(protocol.mean("nDCG@10", qrels, run))
 
 
-def test_measure_object_methods_work():
+def test_an_official_measure_s_own_calc_methods_drop_excluded_documents():
     qrels = as_qrels([("q", "x", -100), ("q", "a", 1)])
     run = as_run([("q", "x", 2.0), ("q", "a", 1.0)])
     assert Official(P @ 1).calc_aggregate(qrels, run) == 1.0

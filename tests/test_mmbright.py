@@ -1,7 +1,10 @@
 """MM-BRIGHT through ir_datasets, served from a loopback hub in the real layout.
 
 Expectations come from the fixture's plain values and from a small reference implementation
-of MM-BRIGHT.md §2 written here (``ref_*``), never from the loader's output.
+of the four tasks' official scoring written here (``ref_*``), never from the loader's output.
+The official scoring is the benchmark's code (mm-bright/MM-BRIGHT, src/data.py and
+src/eval_runner.py at commit b35eaeb; Abdallah et al. 2026, arXiv 2601.09562): every task ranks
+the domain's whole corpus, removes the query's excluded ids, keeps the best 1,000.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from ir_bright import mmbright
 from ir_bright.errors import MissingDependencyError
 from tests.fixtures import mmbright_hub
 from tests.fixtures.mmbright_hub import repo_path
+from tests.helpers import qrels_of
 
 EXCLUDED = -100
 IMAGE_CONFIGS = ("document_images", "examples_images")
@@ -34,7 +38,7 @@ def mm(hub, hub_root):
     return hub
 
 
-# --- reference implementation of MM-BRIGHT.md §2, independent of ir_bright ----------------
+# --- reference implementation of the official scoring, independent of ir_bright ----------
 
 
 def ref_image_key(path, domain):
@@ -137,10 +141,6 @@ def _desc(doc_id):
     return tuple(-ord(c) for c in doc_id) + (1,)
 
 
-def qrels_of(dataset_id):
-    return {(q.query_id, q.doc_id): q.relevance for q in ir_datasets.load(dataset_id).qrels_iter()}
-
-
 # --- ids and records ------------------------------------------------------------------------
 
 
@@ -229,8 +229,9 @@ def academia_with_gold_negatives():
 def test_a_gold_id_that_is_also_negative_is_relevant_and_removed_from_the_ranking(
     hub, hub_root, task
 ):
-    # MM-BRIGHT.md §2: "Qrels: each gold id 1. Excluded: the query's negative_ids except N/A",
-    # and for all four tasks "the excluded ids of the query are removed from the ranking".
+    # Official Tasks 1 and 2 (DataLoader.load_queries in src/data.py): each gold id is
+    # relevant (1), the query's negative_ids except "N/A" are excluded, and excluded ids are
+    # removed from the ranking, so a gold id listed as negative is both.
     from ir_bright.measures import Official
 
     mmbright_hub.write_mmbright(hub_root, {"academia": academia_with_gold_negatives})
@@ -352,9 +353,10 @@ def test_task3_corpus_is_the_decodable_images_with_their_format(mm):
 
 
 def test_a_repeated_image_path_is_looked_up_as_it_is_iterated(hub, hub_root):
-    # MM-BRIGHT.md §2, Task 3: the corpus is the images that decode, doc id = the path. With
-    # a path repeated in document_images (first row decodes, the later one does not), the
-    # image served by lookups, pairs and iteration must be one and the same decodable file.
+    # Official Task 3 (load_image_corpus_paths in src/data.py): the corpus is the images
+    # that decode, doc id = the path. With a path repeated in document_images (first row
+    # decodes, the later one does not), the image served by lookups, pairs and iteration must
+    # be one and the same decodable file.
     import pyarrow as pa
     import pyarrow.parquet as pq
 

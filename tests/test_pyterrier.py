@@ -14,13 +14,6 @@ pt = pytest.importorskip("pyterrier")
 pytest.importorskip("bm25s")
 
 
-@pytest.fixture
-def bright(hub, hub_root, monkeypatch):
-    monkeypatch.setenv("IR_BRIGHT_VERIFY", "0")
-    hub.rows = bright_hub.write_bright(hub_root)
-    return hub
-
-
 def test_bright_provider_topics_default_to_the_query_text(bright):
     dataset = pt.get_dataset("bright:biology")
     topics = dataset.get_topics()
@@ -56,6 +49,7 @@ def test_irds_ids_resolve_to_ir_bright_datasets(bright):
     assert list(dataset.get_topics("text")["query"])[0] == "Why are insects attracted to light?"
 
 
+@pytest.mark.slow
 def test_entry_point_provider_works_without_importing_ir_bright(bright):
     code = (
         "import sys, pyterrier as pt\n"
@@ -69,6 +63,7 @@ def test_entry_point_provider_works_without_importing_ir_bright(bright):
     assert proc.stdout.strip() == "2"
 
 
+@pytest.mark.slow
 def test_experiment_with_official_measure_and_the_bm25_transformer(bright):
     from ir_bright import evaluate
     from ir_bright.bm25 import index as bm25

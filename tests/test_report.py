@@ -13,6 +13,7 @@ from ir_bright.cli import main
 from ir_bright.results import report
 from ir_bright.scoring import evaluate
 from tests.fixtures import bright_hub
+from tests.helpers import write_run
 
 SPLITS = [
     "biology",
@@ -37,50 +38,38 @@ MM_DOMAINS = (
 ).split()
 
 
+# All 12 BRIGHT domains (those the fixture lacks are shaped like its biology).
+DOMAINS = {split: bright_hub.DOMAINS.get(split, bright_hub.biology) for split in SPLITS}
+
+
 @pytest.fixture
-def bright(hub, hub_root, monkeypatch):
-    """All 12 BRIGHT domains (those the fixture lacks are shaped like its biology)."""
-    monkeypatch.setenv("IR_BRIGHT_VERIFY", "0")
-    domains = {split: bright_hub.DOMAINS.get(split, bright_hub.biology) for split in SPLITS}
-    hub.rows = bright_hub.write_bright(hub_root, domains)
-    return hub
-
-
-def write_run(path, lines):
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(
-        "".join(
-            f"{q} Q0 {d} {i + 1} {10 - i} hand\n" for q, docs in lines for i, d in enumerate(docs)
-        )
-    )
-    return path
+def bright(bright_hub):
+    return bright_hub(DOMAINS)
 
 
 def hand_runs(folder):
     """Runs whose nDCG@10 is computed by hand below."""
     write_run(
         folder / "bright__biology.trec",
-        [
-            (
-                "0",
-                [
-                    "insects_light/Phototaxis_0.txt",
-                    "bird_song/Birdsong_0.txt",
-                    "insects_light/Phototaxis_3.txt",
-                ],
-            ),
-            ("1", ["bird_song/Birdsong_0.txt", "bird_song/Birdsong_2.txt"]),
-        ],
+        {
+            "0": [
+                "insects_light/Phototaxis_0.txt",
+                "bird_song/Birdsong_0.txt",
+                "insects_light/Phototaxis_3.txt",
+            ],
+            "1": ["bird_song/Birdsong_0.txt", "bird_song/Birdsong_2.txt"],
+        },
     )
     write_run(
         folder / "bright__aops.trec",
-        [  # the excluded problem ranked first is removed: the gold ones move to ranks 1 and 2
-            (
+        {  # the excluded problem ranked first is removed: the gold ones move to ranks 1 and 2
+            "aops_2019_AMC_12A_Problems/Problem_1": [
                 "aops_2019_AMC_12A_Problems/Problem_1",
-                ["aops_2019_AMC_12A_Problems/Problem_1", "camel_1", "camel_2"],
-            ),
-            ("aops_2019_AMC_12A_Problems/Problem_2", ["camel_0", "camel_3"]),
-        ],
+                "camel_1",
+                "camel_2",
+            ],
+            "aops_2019_AMC_12A_Problems/Problem_2": ["camel_0", "camel_3"],
+        },
     )
 
 
@@ -179,6 +168,7 @@ def test_json_values_equal_evaluate_on_each_run(bright, capsys, tmp_path):
     assert values["bright/aops"] == pytest.approx(NDCG_AOPS, abs=1e-12)
 
 
+@pytest.mark.slow
 def test_a_folder_of_12_bm25_runs_gives_the_13_column_table_equal_to_evaluate(
     bright, capsys, tmp_path
 ):

@@ -12,29 +12,16 @@ import pytest
 from ir_bright.cli import main
 from ir_bright.results import report
 from tests.fixtures import bright_hub
+from tests.helpers import write_run
 
 MODELS = ("gpt4", "claude-3-opus", "llama3-70b", "gemini-1.0", "grit")
+BIOLOGY = {"biology": bright_hub.biology}
 GOLD = {"0": "insects_light/Phototaxis_0.txt", "1": "bird_song/Birdsong_2.txt"}  # fixture
 
 
 @pytest.fixture
-def bright(hub, hub_root, monkeypatch):
-    monkeypatch.setenv("IR_BRIGHT_VERIFY", "0")
-    bright_hub.write_bright(hub_root, {"biology": bright_hub.biology})
-    return hub
-
-
-def write_run(path, ranking):
-    """``{query: [doc, ...]}`` as a TREC run, best first."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(
-        "".join(
-            f"{q} Q0 {d} {i + 1} {10 - i} t\n"
-            for q, docs in ranking.items()
-            for i, d in enumerate(docs)
-        )
-    )
-    return path
+def bright(bright_hub):
+    return bright_hub(BIOLOGY)
 
 
 @pytest.mark.parametrize("model", MODELS)

@@ -253,6 +253,7 @@ def numeric_case(seed):
     return [(number(q), d, r) for q, d, r in qrels], [(number(q), d, s) for q, d, s in run]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", range(3))
 def test_official_is_identical_on_every_format_and_equals_the_reference(tmp_path, seed):
     qrels, run = numeric_case(seed)
@@ -270,6 +271,7 @@ def test_official_is_identical_on_every_format_and_equals_the_reference(tmp_path
         assert values == pytest.approx([expected[n] for n in NAMES], abs=TOLERANCE), label
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", range(3))
 def test_evaluate_is_identical_on_every_run_format(tmp_path, seed):
     qrels, run = numeric_case(seed)

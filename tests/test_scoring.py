@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gzip
 import logging
 import random
 
@@ -18,19 +17,10 @@ from ir_bright.measures import Official
 from ir_bright.runs import read_run
 from ir_bright.scoring import Scorer, drop_excluded, evaluate, per_query
 from tests import protocol
+from tests.helpers import write_run
 
 TOLERANCE = 1e-12
 TEST_ID = "ir-bright-test/tiny"
-
-
-def write_run(path, rows, compress=False):
-    text = "".join(f"{q} Q0 {d} {i} {s!r} test\n" for i, (q, d, s) in enumerate(rows))
-    if compress:
-        with gzip.open(path, "wt") as f:
-            f.write(text)
-    else:
-        path.write_text(text)
-    return path
 
 
 def small_case():

@@ -99,6 +99,7 @@ def test_docs_dataframes_pass_the_shard_on(tmp_path):
     assert [i for f in frames for i in f["doc_id"]] == ids[25:]
 
 
+@pytest.mark.slow
 def test_ray_data_reads_a_dataset_shard_per_task_as_the_readme_shows(hub, hub_root, monkeypatch):
     """The README's recipe: one Ray task per shard, each loading the dataset by id."""
     ray = pytest.importorskip("ray")

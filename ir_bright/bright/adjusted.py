@@ -41,16 +41,16 @@ import logging
 import os
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
-import pyarrow as pa
-import pyarrow.compute as pc
 from ir_datasets.formats import BaseQrels, TrecQrel
 
 from ..errors import CacheError
 from ..judgements import is_id, query_qrels
 from ..store import derived
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 __all__ = ["AdjustedQrels", "Adjustments", "CACHE_SUFFIX", "VERSION", "read_cache"]
 
@@ -306,6 +306,9 @@ def _compute(members: list[AdjustedQrels], corpus: Path) -> dict[str, Any]:
 def twins_of(batches: Iterator[pa.RecordBatch], gold: list[str]) -> dict[str, list[str]]:
     """``{gold id: ids of the documents whose stripped text equals its own, itself included,
     in corpus order}`` for the gold ids found in ``batches`` (columns ``doc_id``, ``text``)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
     digests = bytearray()
     id_chunks: list[pa.Array] = []
     gold_rows: list[int] = []
@@ -338,6 +341,10 @@ def _digests(texts: pa.Array) -> bytearray:
     """The digests of ``texts`` stripped as Python's ``str.strip()`` strips, one after the
     other (:data:`_NO_TEXT` for a null), hashed from Arrow's UTF-8 buffer without making a
     Python string of each text (which takes longer than the hashing)."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
     if not pa.types.is_string(texts.type) and not pa.types.is_large_string(texts.type):
         texts = texts.cast(pa.string())
     stripped = pc.utf8_trim(texts, characters=PYTHON_WHITESPACE)

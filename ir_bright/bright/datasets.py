@@ -11,7 +11,7 @@ Ids (same as ir_datasets' core module where it has them, with its defects fixed)
   twin of a gold document relevant too (``adjusted.py``).
 
 Every file list, checksum, count and description lives in ``etc/bright_*.json`` and
-``etc/bright.yaml``; this module only wires them together.
+``etc/bright.json``; this module only wires them together.
 """
 
 from __future__ import annotations
@@ -25,10 +25,11 @@ from ir_datasets.datasets.base import Dataset
 from ir_datasets.formats import BaseQrels, BaseQueries, TrecQrel
 
 from .. import hub
+from ..datafiles import etc_json
 from ..errors import OfflineError
 from ..judgements import EXCLUDED, query_qrels
 from ..records import BrightQuery, BrightReasoningQuery
-from ..registry import Documentation, dataset, etc_json, etc_yaml
+from ..registry import Documentation, dataset
 from ..store.docs import ParquetDocs
 from ..store.schema import IDS, QUERY_ID, TEXT, Column, cached_unique_rows, checked_columns
 from .adjusted import Adjustments
@@ -248,31 +249,31 @@ def _corpus_partners(split: str) -> list[hub.HubFile]:
 
     return [
         _file("examples", other)
-        for other in etc_yaml("bright.yaml")["domains"]
+        for other in etc_json("bright.json")["domains"]
         if other != split and corpus(other) is corpus(split)
     ]
 
 
 def _reason_config(model: str) -> str:
-    return etc_yaml("bright.yaml")["reasoning"]["models"][model]["config"]
+    return etc_json("bright.json")["reasoning"]["models"][model]["config"]
 
 
 def datasets() -> dict[str, Dataset]:
     """Every ``bright`` id -> its Dataset, built from the data files (nothing is downloaded)."""
-    docs_yaml = etc_yaml("bright.yaml")
+    docs_json = etc_json("bright.json")
     counts = etc_json("bright_counts.json")
-    collection = docs_yaml["collection"]
+    collection = docs_json["collection"]
     result = {
         NAMESPACE: dataset(NAMESPACE, Documentation(_collection_doc(collection)), metadata={})
     }
     adjustments = Adjustments()  # one per process: domains sharing a corpus share its pass
-    for split, domain in docs_yaml["domains"].items():
-        for setting, spec in docs_yaml["settings"].items():
+    for split, domain in docs_json["domains"].items():
+        for setting, spec in docs_json["settings"].items():
             long = setting == "long"
             if long and not counts[split]["long_docs"]:
                 continue
             result.update(
-                _domain_datasets(split, domain, long, spec, counts[split], docs_yaml, adjustments)
+                _domain_datasets(split, domain, long, spec, counts[split], docs_json, adjustments)
             )
     return result
 
@@ -283,24 +284,24 @@ def _domain_datasets(
     long: bool,
     spec: dict[str, Any],
     counts: dict[str, Any],
-    docs_yaml: dict[str, Any],
+    docs_json: dict[str, Any],
     adjustments: Adjustments,
 ) -> dict[str, Dataset]:
     """The base id of one domain and setting, its ``adjusted`` id (short documents only) and
     its ``<model>-reason`` ids."""
-    base = _Base(split, domain, long, spec, counts, docs_yaml)
+    base = _Base(split, domain, long, spec, counts, docs_json)
     result = {base.id: base.dataset()}
     if not long:
-        result.update(base.adjusted(docs_yaml["adjusted"], adjustments))
-    for model, about in docs_yaml["reasoning"]["models"].items():
-        result.update(base.reasoning(model, about, docs_yaml["reasoning"]["desc"]))
+        result.update(base.adjusted(docs_json["adjusted"], adjustments))
+    for model, about in docs_json["reasoning"]["models"].items():
+        result.update(base.reasoning(model, about, docs_json["reasoning"]["desc"]))
     return result
 
 
 class _Base:
     """The pieces that the datasets of one domain and setting share."""
 
-    def __init__(self, split, domain, long, spec, counts, docs_yaml) -> None:
+    def __init__(self, split, domain, long, spec, counts, docs_json) -> None:
         self.split = split
         self.id = f"{NAMESPACE}/{domain['id']}{spec['suffix']}"
         self.docs_file = _file("long_documents" if long else "documents", split)
@@ -313,7 +314,7 @@ class _Base:
             "queries": {"count": counts["queries"]},
             "qrels": counts["long_qrels" if long else "qrels"],
         }
-        collection = docs_yaml["collection"]
+        collection = docs_json["collection"]
         setting_name = "long documents" if long else "short documents"
         self.doc = {
             "pretty_name": f"BRIGHT {domain['name']} ({setting_name})",
@@ -322,7 +323,7 @@ class _Base:
             "official_measures": list(spec["official_measures"]),
             "website": collection["website"],
         }
-        models = docs_yaml["reasoning"]["models"]
+        models = docs_json["reasoning"]["models"]
         self.reason_files = {m: _file(about["config"], split) for m, about in models.items()}
         self.files = [_file("examples", split), self.docs_file]
 

@@ -24,9 +24,10 @@ from typing import Any
 from ir_datasets.datasets.base import Dataset
 from ir_datasets.formats import BaseQrels, BaseQueries
 
+from ..datafiles import etc_json
 from ..judgements import EXCLUDED
 from ..records import BrightProAspect, BrightProQrel, BrightProQuery
-from ..registry import Documentation, collection_root, dataset, etc_json, etc_yaml
+from ..registry import Documentation, collection_root, dataset
 from ..store.docs import ParquetDocs
 from .aspects import Aspects, parse_aspects, pro_qrels
 from .source import CONFIGS, NAMESPACE, DocsFile, Split
@@ -206,21 +207,21 @@ class ListedFiles:
 
 def datasets() -> dict[str, Dataset]:
     """Every ``bright-pro`` id -> its Dataset, built from the data files (nothing is fetched)."""
-    docs_yaml = etc_yaml("brightpro.yaml")
-    collection = docs_yaml["collection"]
+    docs_json = etc_json("brightpro.json")
+    collection = docs_json["collection"]
     result = {NAMESPACE: collection_root(NAMESPACE, collection)}
     agentic = etc_json("brightpro_agentic.json")["tasks"]
-    for split, domain in docs_yaml["domains"].items():
+    for split, domain in docs_json["domains"].items():
         docs = ProDocs(DocsFile(Split("documents", split)), f"{NAMESPACE}/{domain['id']}")
-        for setting, spec in docs_yaml["settings"].items():
+        for setting, spec in docs_json["settings"].items():
             subset = frozenset(agentic[split]) if setting == "agentic" else None
             dataset_id = f"{NAMESPACE}/{domain['id']}{spec['suffix']}"
-            result[dataset_id] = _dataset(dataset_id, split, domain, spec, docs, subset, docs_yaml)
+            result[dataset_id] = _dataset(dataset_id, split, domain, spec, docs, subset, docs_json)
     return result
 
 
-def _dataset(dataset_id, split, domain, spec, docs, subset, docs_yaml) -> Dataset:
-    collection = docs_yaml["collection"]
+def _dataset(dataset_id, split, domain, spec, docs, subset, docs_json) -> Dataset:
+    collection = docs_json["collection"]
     examples = _Examples(split, subset)
     aspects = ProAspects(examples)
     subset_name = ", agentic subset" if subset is not None else ""
@@ -228,7 +229,7 @@ def _dataset(dataset_id, split, domain, spec, docs, subset, docs_yaml) -> Datase
         "pretty_name": f"BRIGHT-Pro {domain['name']}{subset_name}",
         "desc": f"{domain['name']} (StackExchange posts). {spec['desc']}",
         "bibtex": collection["bibtex"],
-        "official_measures": list(docs_yaml["official_measures"]),
+        "official_measures": list(docs_json["official_measures"]),
         "website": collection["website"],
     }
     files = ListedFiles([Split(config, split) for config in CONFIGS])

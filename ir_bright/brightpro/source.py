@@ -22,10 +22,7 @@ import os
 import re
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any
-
-import pyarrow as pa
-import pyarrow.parquet as pq
+from typing import TYPE_CHECKING, Any
 
 from .. import hub
 from ..errors import CacheError, DownloadError
@@ -33,6 +30,9 @@ from ..registry import etc_json
 from ..store import derived
 from ..store.parquet import open_parquet
 from ..store.schema import QUERY_ID, TEXT, Column, checked_batches
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 __all__ = ["CONFIGS", "REPO", "NAMESPACE", "Split", "revision"]
 
@@ -245,6 +245,9 @@ as the gold ids are), contents text; the rewritten corpus is then checked as any
 
 
 def _write_docs(sources: list[Path], target: Path) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
     schema = pa.schema([("id", pa.string()), ("content", pa.string())])
     try:
         with (
@@ -261,6 +264,8 @@ def _write_docs(sources: list[Path], target: Path) -> None:
 
 
 def _doc_batches(sources: list[Path], schema: pa.Schema) -> Iterator[pa.RecordBatch]:
+    import pyarrow as pa
+
     for path in sources:
         if _is_parquet(path):
             for batch in checked_batches(path, HUB_DOCS_SPEC, ["id", "content"]):
@@ -305,6 +310,8 @@ def _is_parquet(path: Path) -> bool:
 
 def _rows(path: Path) -> list[dict[str, Any]]:
     """The rows of a cached file: parquet, a JSON list of rows, or JSON Lines."""
+    import pyarrow as pa
+
     if _is_parquet(path):
         parquet = open_parquet(path)
         try:

@@ -2,14 +2,18 @@
 
 Each subcommand lives in its own module of this package exposing ``add_parser(subparsers)``;
 the parser it adds carries ``func=run`` taking the parsed arguments and returning an exit code.
-Results go to stdout, logs to stderr. Nothing ends in a traceback:
+Those modules import only argparse and this package at the top: a command's implementation is
+imported by its ``run``, so ``--help`` and usage errors cost no more than argparse. Results go
+to stdout, logs to stderr; ``-q`` / ``-v`` are accepted before and after the command. Nothing
+ends in a traceback:
 
 - an :class:`~ir_bright.errors.IrBrightError` (bad input, missing data, failed download) and an
   ``OSError`` (permissions, a read-only or full disk) print one line
   ``ir-bright <command>: error: ...`` and exit with status 2;
 - any other exception is a bug: one line ``ir-bright <command>: internal error: ...`` (the
   traceback with ``-v``) and exit status 1;
-- a closed stdout (``ir-bright list | head -1``) ends quietly with status 0.
+- a closed stdout (``ir-bright list | head -1``, ``ir-bright --help | head -1``) ends quietly
+  with status 0, whenever the reader goes away.
 """
 
 from __future__ import annotations
@@ -17,15 +21,30 @@ from __future__ import annotations
 import argparse
 import errno
 import importlib
-import logging
 import os
 import sys
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, NoReturn
 
 from ..errors import IrBrightError
 
-SUBCOMMANDS = ("list", "download", "info", "export", "evaluate", "bm25", "report", "compare")
+SUBCOMMANDS = (
+    "list",
+    "download",
+    "info",
+    "export",
+    "evaluate",
+    "bm25",
+    "candidates",
+    "fuse",
+    "report",
+    "compare",
+)
+DESCRIPTION = (
+    "BRIGHT, MM-BRIGHT and BRIGHT-Pro for ir_datasets: list, download, describe and export the "
+    "datasets, score runs under the official protocol, run the BM25 baseline, make reranking "
+    "candidates and fused runs, and make the papers' tables and paired comparisons."
+)
 USAGE_ERROR = 2
 INTERNAL_ERROR = 1
 
@@ -33,13 +52,36 @@ INTERNAL_ERROR = 1
 class ArgumentParser(argparse.ArgumentParser):
     """An argparse parser that reports bad arguments in one line (exit status 2)."""
 
-    def error(self, message: str):
+    def error(self, message: str) -> NoReturn:
         """Print ``<prog>: error: <message> (see <prog> --help)`` and exit with status 2."""
         self.exit(USAGE_ERROR, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
+def _add_logging_options(parser: argparse.ArgumentParser, suffix: str = "") -> None:
+    """``-v`` and ``-q``. A command's own copies (``suffix``) are absent from the parsed
+    arguments unless given, so that they add to the top-level ones instead of resetting them."""
+    verbose: Any = argparse.SUPPRESS if suffix else 0
+    quiet: Any = argparse.SUPPRESS if suffix else False
+    parser.add_argument(
+        "-v",
+        "--verbose",
+        dest="verbose" + suffix,
+        action="count",
+        default=verbose,
+        help="more logging (DEBUG lines, tracebacks of internal errors)",
+    )
+    parser.add_argument(
+        "-q",
+        "--quiet",
+        dest="quiet" + suffix,
+        action="store_true",
+        default=quiet,
+        help="only errors on stderr",
+    )
+
+
 def add_subcommand(
-    subparsers, run: Callable[[argparse.Namespace], int], name: str, **kwargs: Any
+    subparsers: Any, run: Callable[[argparse.Namespace], int], name: str, **kwargs: Any
 ) -> ArgumentParser:
     """Add subcommand ``name`` whose parsed arguments go to ``run``; ``kwargs`` (help,
     description, epilog with examples) go to argparse, the epilog printed as written."""
@@ -47,17 +89,26 @@ def add_subcommand(
         name, formatter_class=argparse.RawDescriptionHelpFormatter, **kwargs
     )
     parser.set_defaults(func=run)
+    _add_logging_options(parser, "_after")
     return parser
+
+
+def one_of(names: Sequence[str], what: str) -> dict[str, Any]:
+    """``add_argument`` keywords for an option taking one of many names: the names listed once,
+    in its help (argparse's default lists them in the usage line and twice in the option's
+    entry)."""
+    # no list(): the subcommand module ``list`` shadows the builtin in this package's namespace
+    return {
+        "choices": tuple(names),
+        "metavar": "NAME",
+        "help": f"{what}: one of {', '.join(names)}",
+    }
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The top-level parser with every available subcommand."""
-    parser = ArgumentParser(
-        prog="ir-bright",
-        description="BRIGHT and MM-BRIGHT datasets, official scoring and baselines.",
-    )
-    parser.add_argument("-v", "--verbose", action="count", default=0, help="more logging")
-    parser.add_argument("-q", "--quiet", action="store_true", help="only errors on stderr")
+    parser = ArgumentParser(prog="ir-bright", description=DESCRIPTION)
+    _add_logging_options(parser)
     subparsers = parser.add_subparsers(
         dest="command", metavar="COMMAND", parser_class=ArgumentParser
     )
@@ -73,14 +124,39 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; return the exit status."""
-    startup = _startup_error()
-    if startup is not None:
-        print(f"ir-bright: error: {startup}", file=sys.stderr)
-        return USAGE_ERROR
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    _configure_logging(args.verbose, args.quiet)
+    """Run the command line; return the exit status (``--help`` and usage errors raise
+    ``SystemExit`` as argparse does). A closed stdout ends it quietly, with status 0."""
+    try:
+        status = _main(argv)
+    except SystemExit:  # argparse: --help (0), a usage error (2)
+        _flush_stdout()
+        raise
+    except BrokenPipeError:
+        return _stdout_closed()
+    return status if _flush_stdout() else _stdout_closed()
+
+
+def _flush_stdout() -> bool:
+    """Flush stdout now, so that a closed pipe shows here and not at exit (where Python would
+    print "Exception ignored" and exit with status 120); False when the reader went away,
+    and then nothing is left to flush at exit."""
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        _stdout_closed()
+        return False
+    except (OSError, ValueError):  # stdout closed or replaced by the caller
+        pass
+    return True
+
+
+def _main(argv: Sequence[str] | None) -> int:
+    args = build_parser().parse_args(argv)
+    verbose = args.verbose + getattr(args, "verbose_after", 0)
+    quiet = args.quiet or getattr(args, "quiet_after", False)
+    from ..log import configure_command_line
+
+    configure_command_line(verbose, quiet)
     if not getattr(args, "func", None):
         print(
             f"ir-bright: error: no command given: choose one of {', '.join(SUBCOMMANDS)} "
@@ -88,29 +164,42 @@ def main(argv: Sequence[str] | None = None) -> int:
             file=sys.stderr,
         )
         return USAGE_ERROR
+    startup = _setup(verbose)
+    if startup is not None:
+        print(f"ir-bright: error: {startup}", file=sys.stderr)
+        return USAGE_ERROR
     prog = f"ir-bright {args.command}"
     try:
-        status = args.func(args) or 0
-        sys.stdout.flush()  # a closed pipe shows here, not at exit
-        return status
-    except BrokenPipeError:
-        return _stdout_closed()
+        return args.func(args) or 0
     except KeyboardInterrupt:
         print("ir-bright: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        raise
     except IrBrightError as exc:
         return _error(prog, exc)
     except OSError as exc:  # the machine's, not ours: permissions, a full or read-only disk
         return _error(prog, _os_message(exc))
     except Exception as exc:  # noqa: BLE001 - one line instead of a traceback
-        return _internal_error(prog, exc, args.verbose)
+        return _internal_error(prog, exc, verbose)
 
 
-def _startup_error() -> str | None:
-    """Why ``import ir_bright`` could not set up (ir_datasets could not write its home)."""
-    from .. import _startup_error as error
+def _setup(verbose: int) -> str | None:
+    """Register the datasets and measures (``import ir_bright`` leaves it to the command);
+    why that failed, or None. The line saying which core entries were replaced is for
+    library users: the command shows it with ``-v``."""
+    import logging
 
-    return error
+    from .. import _setup as setup
+
+    registry = logging.getLogger("ir_bright.registry")
+    level = registry.level
+    if not verbose:
+        registry.setLevel(logging.WARNING)
+    try:
+        return setup()
+    finally:
+        registry.setLevel(level)
 
 
 def _one_line(text: object) -> str:
@@ -165,17 +254,6 @@ def _stdout_closed() -> int:
     except (OSError, ValueError):
         pass
     return 0
-
-
-def _configure_logging(verbose: int, quiet: bool) -> None:
-    level = logging.ERROR if quiet else logging.DEBUG if verbose else logging.INFO
-    logging.basicConfig(
-        level=level, format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr
-    )
-    from ir_datasets import log  # it logs "[INFO] ..." through a handler of its own
-
-    log.easy().logger().setLevel(logging.ERROR if quiet else logging.INFO)
-    logging.getLogger("ir_bright").setLevel(level)  # else it follows ir_datasets' (no DEBUG)
 
 
 def entry_point() -> None:  # pragma: no cover - console script shim

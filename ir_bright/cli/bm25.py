@@ -20,6 +20,7 @@ EPILOG = """examples:
   ir-bright bm25 bright/biology/gpt4-reason -o gpt4/bright__biology.trec
   ir-bright bm25 mm-bright/academia/task1 -o mm/mm-bright__academia__task1.trec
   ir-bright bm25 bright/biology --lucene-norms -o pyserini/bright__biology.trec
+  ir-bright bm25 bright/biology --queries hyde.tsv -o hyde/bright__biology.trec
 Analysis: Lucene's English analysis exactly as Pyserini's default analyzer (StandardTokenizer,
 possessives, lower case, 33 stop words, Lucene's Porter stemmer), without Java; Lucene's BM25
 with k1=0.9, b=0.4. --query-side weights query terms with the same BM25 formula as documents:
@@ -58,6 +59,12 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         "--depth", type=int, default=1000, help="documents per query (default 1000)"
     )
     parser.add_argument("--tag", help="run tag (default ir_bright-bm25[-qs])")
+    parser.add_argument(
+        "--queries",
+        metavar="FILE",
+        help="your query texts instead of the dataset's: TSV query_id<TAB>text, or JSONL "
+        "with query_id and text (every query of the dataset, none other)",
+    )
     return parser
 
 
@@ -83,6 +90,10 @@ def run(args: argparse.Namespace) -> int:
         raise IrBrightError(f"--tag {tag!r} contains white space: a TREC run tag cannot")
     target = _target(args.output)
     dataset = registry.load(args.id)
+    if args.queries is not None:
+        from ..pipelines import with_queries
+
+        dataset = with_queries(dataset, args.queries)
     if not dataset.has_docs() or not dataset.has_queries():
         raise IrBrightError(f"{args.id} has no docs or no queries: BM25 needs both")
     fields = getattr(dataset.docs_cls(), "_fields", ())

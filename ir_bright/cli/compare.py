@@ -7,7 +7,7 @@ import logging
 import sys
 from typing import Any
 
-from . import add_subcommand
+from . import add_subcommand, one_of
 
 EPILOG = """For each dataset, measure and system: the means, their difference with a 95% paired
 bootstrap interval, the two-sided paired t-test and Wilcoxon signed-rank p-values over the
@@ -46,7 +46,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     )
     where = parser.add_mutually_exclusive_group(required=True)
     where.add_argument("--dataset", "-d", metavar="ID", help="the runs' dataset, e.g. bright/aops")
-    where.add_argument("--benchmark", "-b", choices=benchmark_names(), help="folders of runs")
+    where.add_argument("--benchmark", "-b", **one_of(benchmark_names(), "folders of runs"))
     parser.add_argument(
         "-m",
         "--measure",

@@ -21,20 +21,18 @@ import argparse
 import csv
 import json
 from collections.abc import Sequence
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
-from ..errors import IrBrightError
-from ..outputs import Output
-from ..provenance import provenance
-from ..runs import read_run
-from ..scoring import Scorer
 from . import add_subcommand
+
+if TYPE_CHECKING:
+    from ..scoring import Scorer
+    from ..scoring.stock import StockScorer
 
 FORMATS = ("table", "json", "csv")
 Results = list[tuple[str, dict[str, Any]]]  # (run path, scores) in command-line order
 MEAN_ROW = "all"
 PROVENANCE = "provenance"  # the key of the json output beside the run paths
-STOCK = "stock:"
 
 EPILOG = """\
 Every measure is computed under the official protocol: each query's excluded documents are
@@ -88,8 +86,8 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument(
         "--stock",
         action="store_true",
-        help=f"also score each measure as stock ir_measures / trec_eval do (excluded documents "
-        f"kept in the ranking), in a column {STOCK}<measure> beside the official one",
+        help="also score each measure as stock ir_measures / trec_eval do (excluded documents "
+        "kept in the ranking), in a column stock:<measure> beside the official one",
     )
     parser.add_argument("--format", choices=FORMATS, default="table", help="output format")
     parser.add_argument(
@@ -103,6 +101,12 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace) -> int:
     """Score every run and print the results; errors propagate as IrBrightError."""
+    from ..errors import IrBrightError
+    from ..outputs import Output
+    from ..provenance import provenance
+    from ..scoring import Scorer
+    from ..scoring.stock import STOCK, StockScorer
+
     if args.format == "json" and PROVENANCE in args.runs:
         raise IrBrightError(
             f"a run named {PROVENANCE!r} would clash with the json output's {PROVENANCE!r} "
@@ -124,40 +128,6 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-class StockScorer:
-    """The scorer's measures as stock ir_measures computes them on the dataset's own qrels:
-    excluded documents (-100) stay in the ranking with a gain of 0 and nothing is cut.
-
-    A query judged only below 0 has no relevant document, so every stock measure gives it 0
-    whatever its ranking; its ranking is left out, because pytrec_eval crashes the process on
-    a ranked query without a judgement of 0 or more (ir_measures then gives the 0 itself).
-    """
-
-    def __init__(self, scorer: Scorer):
-        import ir_measures
-
-        qrels = list(scorer.dataset.qrels_iter())
-        self.measures = [m.inner for m in scorer.measures]
-        self.evaluator = ir_measures.evaluator(self.measures, qrels)
-        judged = {q.query_id for q in qrels if q.relevance >= 0}
-        self.unjudged = {q.query_id for q in qrels if q.query_id not in judged}
-
-    def _run(self, ranked: dict[str, dict[str, float]]) -> dict[str, dict[str, float]]:
-        return {q: docs for q, docs in ranked.items() if q not in self.unjudged}
-
-    def evaluate(self, ranked: dict[str, dict[str, float]]) -> dict[str, float]:
-        """``{stock:<measure>: mean}``, the mean ir_measures takes (over the qrels' queries)."""
-        values = self.evaluator.calc_aggregate(self._run(ranked))
-        return {STOCK + str(m): float(values[m]) for m in self.measures}
-
-    def per_query(self, ranked: dict[str, dict[str, float]]) -> dict[str, dict[str, float]]:
-        """``{query_id: {stock:<measure>: value}}``."""
-        result: dict[str, dict[str, float]] = {}
-        for metric in self.evaluator.iter_calc(self._run(ranked)):
-            result.setdefault(metric.query_id, {})[STOCK + str(metric.measure)] = metric.value
-        return result
-
-
 def _score(scorer: Scorer, stock: StockScorer | None, path: str, per_query: bool) -> dict:
     if stock is None:  # the scorer reads the file itself, a part at a time
         if not per_query:
@@ -165,6 +135,8 @@ def _score(scorer: Scorer, stock: StockScorer | None, path: str, per_query: bool
         rows = scorer.per_query(path, path)
         rows[MEAN_ROW] = _means(rows, scorer)
         return rows
+    from ..runs import read_run
+
     ranked = read_run(path, path)  # read once for both scorers: stdin works
     if not per_query:
         return {**scorer.evaluate(ranked, path), **stock.evaluate(ranked)}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import Any
 
 from ..errors import IrBrightError
 from ..upstream import irds_exporters
@@ -21,7 +22,8 @@ FORMATS = {"docs": ("tsv", "jsonl"), "queries": ("tsv", "jsonl"), "qrels": ("tre
 TREC_QRELS_COLUMNS = ("query_id", "iteration", "doc_id")
 
 
-def add_parser(subparsers) -> argparse.ArgumentParser:
+def add_parser(subparsers: Any) -> argparse.ArgumentParser:
+    """Add the ``export`` subcommand."""
     parser = add_subcommand(
         subparsers,
         run,
@@ -42,6 +44,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Write the entity's records to stdout with ir_datasets' writer for the format."""
     from .. import registry
 
     dataset = registry.load(args.id)

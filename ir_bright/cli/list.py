@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import fnmatch
 import json
 import sys
 from typing import Any
 
-from ..errors import IrBrightError
 from . import add_subcommand
 
 EPILOG = """examples:
@@ -20,7 +18,8 @@ cached: "yes" when every hub file the dataset reads is in the cache (see `ir-bri
 "no" when none is, "k/n" when k of its n files are."""
 
 
-def add_parser(subparsers) -> argparse.ArgumentParser:
+def add_parser(subparsers: Any) -> argparse.ArgumentParser:
+    """Add the ``list`` subcommand."""
     parser = add_subcommand(
         subparsers,
         run,
@@ -35,60 +34,11 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     return parser
 
 
-def match_ids(pattern: str | None, ids: list[str] | None = None) -> list[str]:
-    """Our ids matching ``pattern`` (a glob when it has * ? or [, else a substring)."""
-    from .. import registry
-
-    registry.register()
-    ids = list(registry.our_ids()) if ids is None else ids
-    if not pattern:
-        return ids
-    if any(c in pattern for c in "*?["):
-        return [i for i in ids if fnmatch.fnmatchcase(i, pattern)]
-    return [i for i in ids if pattern in i]
-
-
-def cache_status(dataset: Any) -> str:
-    """ "yes", "no" or "k/n" for the hub files of ``dataset``."""
-    files = _hub_files(dataset)
-    if not files:
-        return "-"
-    cached = sum(1 for f in files if f.is_cached())
-    return "yes" if cached == len(files) else "no" if cached == 0 else f"{cached}/{len(files)}"
-
-
-def _hub_files(dataset: Any) -> list[Any]:
-    try:
-        return list(dataset.hub_files())
-    except AttributeError:
-        return []
-
-
-def counts(dataset: Any) -> dict[str, int | None]:
-    """docs, queries and qrels counts known without downloading (None when unknown)."""
-    result = {}
-    for kind in ("docs", "queries", "qrels"):
-        try:
-            result[kind] = getattr(dataset, f"{kind}_count")()
-        except Exception:  # noqa: BLE001 - a dataset without that entity or count
-            result[kind] = None
-    return result
-
-
 def run(args: argparse.Namespace) -> int:
-    import ir_datasets
+    """Print the ids matching the pattern with their counts and cache state."""
+    from ..catalog import overview
 
-    ids = match_ids(args.pattern)
-    if not ids:
-        raise IrBrightError(
-            f"no dataset id matches {args.pattern!r}: run `ir-bright list` to see them all"
-        )
-    rows = []
-    for dataset_id in ids:
-        dataset = ir_datasets.load(dataset_id)
-        if not dataset.has_docs() and not dataset.has_queries():
-            continue  # a collection root such as "bright"
-        rows.append({"id": dataset_id, **counts(dataset), "cached": cache_status(dataset)})
+    rows = overview(args.pattern)
     out = sys.stdout
     if args.format == "json":
         json.dump(rows, out, indent=1)
@@ -111,8 +61,4 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _cell(value: Any) -> str:
-    if value is None:
-        return "?"
-    if isinstance(value, int):
-        return str(value)
-    return str(value)
+    return "?" if value is None else str(value)

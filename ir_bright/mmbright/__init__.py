@@ -11,7 +11,7 @@ Ids, for every domain:
 
 Modules: :mod:`.keys` (key rules, pair ids), :mod:`.source` (hub files, query rows),
 :mod:`.images` (image stores, decodability), :mod:`.pairs` (the pair corpus), :mod:`.tasks`
-(queries and qrels of each task). Facts live in ``etc/mmbright_*.json`` and ``etc/mmbright.yaml``.
+(queries and qrels of each task). Facts live in ``etc/mmbright_*.json`` and ``etc/mmbright.json``.
 :func:`summary` gives the consistency counts of any id.
 """
 
@@ -25,9 +25,10 @@ from typing import Any
 from ir_datasets.datasets.base import Dataset
 
 from .. import hub
+from ..datafiles import etc_json
 from ..errors import DatasetNotFoundError
 from ..judgements import EXCLUDED
-from ..registry import Documentation, collection_root, dataset, etc_json, etc_yaml
+from ..registry import Documentation, collection_root, dataset
 from ..store.docs import ParquetDocs
 from ..store.parquet import open_parquet
 from .images import ImageCorpus, ImageDocs
@@ -91,20 +92,20 @@ def _domain_at(name: str, home: str) -> _Domain:
 
 def datasets() -> dict[str, Dataset]:
     """Every ``mm-bright`` id -> its Dataset, built from the data files (nothing is downloaded)."""
-    docs_yaml = etc_yaml("mmbright.yaml")
-    collection = docs_yaml["collection"]
+    docs_json = etc_json("mmbright.json")
+    collection = docs_json["collection"]
     result = {NAMESPACE: collection_root(NAMESPACE, collection)}
-    for name, pretty in docs_yaml["domains"].items():
-        result.update(_domain_datasets(name, pretty, docs_yaml))
+    for name, pretty in docs_json["domains"].items():
+        result.update(_domain_datasets(name, pretty, docs_json))
     return result
 
 
-def _domain_datasets(name: str, pretty: str, docs_yaml: dict[str, Any]) -> dict[str, Dataset]:
+def _domain_datasets(name: str, pretty: str, docs_json: dict[str, Any]) -> dict[str, Dataset]:
     """``mm-bright/<domain>`` and its five task ids."""
     counts = etc_json("mmbright_counts.json")[name]
     files = {config: file(config, name) for config in CONFIGS}
     text_docs = ParquetDocs(files[DOCUMENTS], f"{NAMESPACE}/{name}", count=counts["passages"])
-    collection = docs_yaml["collection"]
+    collection = docs_json["collection"]
 
     def doc(title: str, desc: str) -> Documentation:
         return Documentation(
@@ -119,12 +120,12 @@ def _domain_datasets(name: str, pretty: str, docs_yaml: dict[str, Any]) -> dict[
 
     base = f"{NAMESPACE}/{name}"
     passages = {"docs": {"count": counts["passages"]}}
-    corpus_doc = doc("text corpus", docs_yaml["corpus"]["desc"])
+    corpus_doc = doc("text corpus", docs_json["corpus"]["desc"])
     result = {
         base: dataset(base, text_docs, corpus_doc, metadata=passages, files=[files[DOCUMENTS]])
     }
     for task, (components, metadata, task_files) in _tasks(name, counts, text_docs).items():
-        about = docs_yaml["tasks"][task]
+        about = docs_json["tasks"][task]
         result[f"{base}/{task}"] = dataset(
             f"{base}/{task}",
             *components,

@@ -11,9 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable, Iterator
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pyarrow as pa
 from ir_datasets.formats import BaseDocs
 from ir_datasets.indices import Docstore
 
@@ -24,6 +23,9 @@ from ..store.docs import DOCS_SPEC
 from ..store.schema import checked_batches
 from .images import ImageCorpus
 from .keys import image_key, pair_id, passage_key_rule, split_pair_id
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 __all__ = ["PairCorpus", "PairDocs"]
 

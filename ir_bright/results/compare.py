@@ -45,12 +45,13 @@ import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-
-import numpy as np
-from numpy.typing import ArrayLike
+from typing import TYPE_CHECKING, Any
 
 from ..errors import IrBrightError, require
+
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import ArrayLike
 
 __all__ = [
     "CORRECTIONS",
@@ -135,6 +136,8 @@ def per_query(run: Any, dataset: Any, measures: Iterable[Any] | None = None) -> 
 def paired_tests(system: ArrayLike, baseline: ArrayLike) -> tuple[float, float]:
     """``(p_ttest, p_wilcoxon)``: two-sided paired tests of ``system`` against ``baseline``
     (per-query scores in the same order), as the module docstring describes."""
+    import numpy as np
+
     stats = require("scipy.stats", "compare")
 
     ours, theirs = np.asarray(system, float), np.asarray(baseline, float)
@@ -160,6 +163,8 @@ def bootstrap_interval(
     """The percentile bootstrap interval of the macro average of the groups' mean differences
     (one group: the paired bootstrap of the mean difference); each group is resampled within
     itself. ``(nan, nan)`` when a group has fewer than 2 queries."""
+    import numpy as np
+
     stats = require("scipy.stats", "compare")
 
     groups = tuple(np.asarray(d, float) for d in differences)
@@ -186,6 +191,8 @@ def bootstrap_interval(
 def adjust(pvalues: Sequence[float], correction: str = "holm") -> list[float]:
     """``pvalues`` corrected for multiple comparisons: ``holm``, ``bonferroni``, ``bh``
     (Benjamini-Hochberg) or ``none``. NaN values are left out of the family and stay NaN."""
+    import numpy as np
+
     if correction not in CORRECTIONS:
         raise CompareError(
             f"unknown correction {correction!r}: choose one of {', '.join(CORRECTIONS)}"
@@ -429,6 +436,7 @@ def _score(
 ) -> dict[str, dict[str, _Scores]]:
     """``{measure: {dataset key: _Scores}}``: every run scored per query, qrels read once per
     dataset."""
+    import numpy as np
     from tqdm.auto import tqdm
 
     from ..scoring import Scorer
@@ -468,6 +476,8 @@ def _score(
 def _scored_by_all(queries: list[str], by_system: dict[str, np.ndarray]) -> _Scores:
     """The queries every system scores: a NaN (a query BRIGHT-Pro's aspect measures skip, as
     the official scripts do) leaves that query out of the pairs, for every system."""
+    import numpy as np
+
     kept = ~np.any(np.isnan(np.stack(list(by_system.values()))), axis=0)
     if kept.all():
         return _Scores(queries, by_system)
@@ -489,6 +499,8 @@ def _record(
 ) -> dict[str, Any]:
     """One comparison over ``tables`` (one dataset, or all of them: macro means, pooled tests,
     stratified interval)."""
+    import numpy as np
+
     ours = [t.by_system[system] for t in tables]
     theirs = [t.by_system[baseline] for t in tables]
     mean = float(np.mean([s.mean() for s in ours]))
@@ -555,6 +567,8 @@ def format_comparison(
 
 
 def _json_value(value: Any) -> Any:
+    import numpy as np
+
     if isinstance(value, np.generic):
         value = value.item()
     return None if _missing(value) else value
@@ -648,6 +662,8 @@ def plot_comparison(
 ) -> Path:
     """Draw each system's difference from the baseline with its interval, per dataset, to PNG
     (filled markers where significant after correction); one panel per measure."""
+    import numpy as np
+
     from .report import check_plot_path, pyplot, save_png
 
     target = check_plot_path(path)

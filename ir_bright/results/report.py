@@ -137,7 +137,7 @@ class Table:
 
 @cache
 def _etc(name: str) -> dict[str, Any]:
-    from ..registry import etc_json
+    from ..datafiles import etc_json
 
     return etc_json(name)
 

@@ -12,15 +12,20 @@ import zlib
 from collections.abc import Callable, Iterator, Sequence
 from io import FileIO
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-import pyarrow as pa
-import pyarrow.ipc as ipc
-
+from .. import lazy
 from . import derived
 from .arrow_file import StoreFile, page_crcs_of
 from .arrow_mapped import MappedTable, readable
 from .schema import Spec
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+    import pyarrow.ipc as ipc
+else:
+    pa = lazy.module("pyarrow")
+    ipc = lazy.module("pyarrow.ipc")
 
 __all__ = ["ArrowStore"]
 

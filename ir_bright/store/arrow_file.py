@@ -19,16 +19,21 @@ import zlib
 from array import array as typed_array
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pyarrow as pa
-import pyarrow.ipc as ipc
-
+from .. import lazy
 from ..errors import CacheError
 from ..log import progress
 from . import derived
 from .parquet import open_parquet, read_batches
 from .schema import Spec, checked, checked_batches
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+    import pyarrow.ipc as ipc
+else:
+    pa = lazy.module("pyarrow")
+    ipc = lazy.module("pyarrow.ipc")
 
 __all__ = ["StoreFile", "page_crcs_of", "well_formed"]
 

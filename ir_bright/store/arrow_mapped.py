@@ -14,13 +14,19 @@ import contextlib
 import mmap
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
-import pyarrow as pa
-import pyarrow.ipc as ipc
-
+from .. import lazy
 from . import derived
+
+if TYPE_CHECKING:
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.ipc as ipc
+else:
+    pa = lazy.module("pyarrow")
+    ipc = lazy.module("pyarrow.ipc")
+    np = lazy.module("numpy")
 
 __all__ = ["MappedTable", "readable"]
 

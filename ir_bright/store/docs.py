@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pyarrow as pa
 from ir_datasets.formats import BaseDocs, GenericDoc
 from ir_datasets.indices import Docstore
 
+from .. import lazy
 from .arrow import ArrowStore
 from .parquet import (
     BATCH_ROWS,
@@ -23,6 +23,11 @@ from .parquet import (
     shard_rows,
 )
 from .schema import ID, TEXT, Column, cached_unique_rows, checked_batches, checked_row_range
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+else:
+    pa = lazy.module("pyarrow")
 
 __all__ = ["DOCS_SPEC", "DocsIter", "ParquetDocs", "StoreDocstore"]
 

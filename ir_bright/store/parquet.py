@@ -17,12 +17,17 @@ import os
 import queue
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-import pyarrow as pa
-import pyarrow.parquet as pq
-
+from .. import lazy
 from ..errors import CacheError
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+else:
+    pa = lazy.module("pyarrow")
+    pq = lazy.module("pyarrow.parquet")
 
 __all__ = [
     "BATCH_ROWS",

@@ -29,13 +29,19 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import pyarrow as pa
-import pyarrow.compute as pc
-
+from .. import lazy
 from ..errors import CacheError
 from . import derived
 from .parquet import BATCH_ROWS, open_parquet, read_batches, read_columns, read_row_range
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+    import pyarrow.compute as pc
+else:
+    pa = lazy.module("pyarrow")
+    pc = lazy.module("pyarrow.compute")
 
 __all__ = [
     "BYTES",

@@ -1,0 +1,82 @@
+"""``ir-bright fuse RUN RUN ...``: one TREC run from several, by RRF, CombSUM, CombMNZ or a
+weighted sum of normalised scores."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from ..errors import IrBrightError
+from . import add_subcommand
+
+EPILOG = """\
+The fused run keeps the first run's queries and is written in TREC format, each query's
+documents in trec_eval's order (score descending, ties by doc id descending). With --dataset,
+each query's excluded ids are dropped before the --depth cut, so the cut never drops a
+document the official scorer would keep. Norms are per query, as ranx's: min-max
+(s-min)/(max-min), max s/max, sum (s-min)/sum(s-min), zmuv (or z-score) (s-mean)/std.
+
+examples:
+  ir-bright fuse bm25.trec dense.trec --method rrf -o fused.trec
+  ir-bright fuse a.trec b.trec c.trec --method wsum --norm min-max --weights 0.5,0.3,0.2
+  ir-bright fuse bm25.trec dense.trec --method combsum --dataset bright/aops | \\
+      ir-bright evaluate bright/aops -
+"""
+
+
+def add_parser(subparsers: Any) -> argparse.ArgumentParser:
+    """Add the ``fuse`` subcommand."""
+    from ..pipelines.fusion import DEPTH, METHODS, NORMS, RRF_K
+
+    parser = add_subcommand(
+        subparsers,
+        run,
+        "fuse",
+        help="fuse several runs into one (RRF, CombSUM, CombMNZ, weighted sum)",
+        description="Fuse TREC runs into one TREC run.",
+        epilog=EPILOG,
+    )
+    parser.add_argument("runs", metavar="RUN", nargs="+", help="TREC run files (two or more)")
+    parser.add_argument("--method", choices=METHODS, default="rrf", help="default: rrf")
+    parser.add_argument(
+        "--norm",
+        choices=NORMS + ("z-score",),
+        help="per-query score normalisation (default: none for rrf, min-max otherwise)",
+    )
+    parser.add_argument("--weights", metavar="W1,W2,...", help="one weight per run (wsum)")
+    parser.add_argument("--rrf-k", type=int, default=RRF_K, help=f"RRF's k (default {RRF_K})")
+    parser.add_argument(
+        "--depth", type=int, default=DEPTH, help=f"documents per query (default {DEPTH})"
+    )
+    parser.add_argument("--dataset", metavar="ID", help="drop this dataset's excluded ids first")
+    parser.add_argument("--tag", default=None, help="run tag (default ir_bright-fuse-METHOD)")
+    parser.add_argument("-o", "--output", metavar="RUN", help="the fused run (default: stdout)")
+    return parser
+
+
+def run(args: argparse.Namespace) -> int:
+    """Read the runs, fuse them and write the fused run."""
+    from ..outputs import Output
+    from ..pipelines import fuse
+    from ..runs import read_run
+    from ..runs.write import ranked_docs, write_trec
+    from ..scoring import excluded_docs
+
+    output = Output(args.output, "the fused run", inputs=args.runs)
+    weights = _weights(args.weights)
+    tag = args.tag or f"ir_bright-fuse-{args.method}"
+    runs = [read_run(path, path) for path in args.runs]
+    excluded = excluded_docs(args.dataset) if args.dataset else None
+    fused = fuse(runs, args.method, args.norm, weights, args.rrf_k, args.depth, excluded)
+    with output.open() as out:
+        write_trec(ranked_docs(fused), out, tag)
+    return 0
+
+
+def _weights(text: str | None) -> list[float] | None:
+    if text is None:
+        return None
+    try:
+        return [float(part) for part in text.split(",")]
+    except ValueError:
+        raise IrBrightError(f"--weights {text!r}: give numbers separated by commas") from None

@@ -1,0 +1,40 @@
+"""Heavy libraries (pyarrow, NumPy) imported when first used, not when ``import ir_bright``
+registers the datasets: registration builds the dataset objects, whose modules name pyarrow
+throughout, yet reads no file.
+
+A module writes ``pa = lazy.module("pyarrow")`` (with the real import under
+``TYPE_CHECKING`` for the type checker); the first attribute read imports the library. This
+is the one way ir_bright defers an import at module level (``importlib.util.LazyLoader``
+would put a half-made module into ``sys.modules`` for every other importer to meet).
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+__all__ = ["module"]
+
+
+class _Deferred:
+    """Stands for a module until an attribute of it is read."""
+
+    __slots__ = ("_name", "_module")
+
+    def __init__(self, name: str):
+        self._name = name
+        self._module: Any = None
+
+    def __getattr__(self, attribute: str) -> Any:
+        if self._module is None:
+            self._module = importlib.import_module(self._name)
+        return getattr(self._module, attribute)
+
+    def __repr__(self) -> str:
+        state = "imported" if self._module is not None else "not imported yet"
+        return f"<deferred module {self._name!r} ({state})>"
+
+
+def module(name: str) -> Any:
+    """``name`` (e.g. ``"pyarrow.parquet"``), imported when an attribute is first read."""
+    return _Deferred(name)

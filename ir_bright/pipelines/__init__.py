@@ -1,0 +1,38 @@
+"""The leaderboard's pipelines under the official protocol: reranking candidates
+(:mod:`.reranking`), run fusion (:mod:`.fusion`) and user query sets (:mod:`.queries`). Each
+works on any run ir_bright reads and writes runs every command scores.
+
+The names below are importable from the package; each module is loaded on first use of one
+of its names, so that the command line's parsers can read :mod:`.fusion`'s constants without
+importing ir_datasets.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+_EXPORTS = {
+    "Candidate": "reranking",
+    "CandidatesError": "reranking",
+    "candidates": "reranking",
+    "write_jsonl": "reranking",
+    "FusionError": "fusion",
+    "fuse": "fusion",
+    "normalise": "fusion",
+    "trec_order": "fusion",
+    "QueriesError": "queries",
+    "UserQueries": "queries",
+    "query_texts": "queries",
+    "read_queries": "queries",
+    "with_queries": "queries",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{module}"), name)

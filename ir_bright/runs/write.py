@@ -1,0 +1,50 @@
+"""Writing runs: TREC lines ``query_id Q0 doc_id rank score tag``, each query's documents in
+trec_eval's order (score descending, ties by doc id descending), as every scorer reads them.
+
+Where a run goes (a file replaced atomically, stdout, a FIFO) is :class:`ir_bright.outputs.
+Output`'s concern; this module only formats. Scores are written with ``repr``, so a run read
+back holds exactly the floats written.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping
+from typing import IO, NamedTuple
+
+from ..errors import RunFormatError
+
+__all__ = ["RankedDoc", "ranked_docs", "write_trec"]
+
+
+class RankedDoc(NamedTuple):
+    """One line of a run."""
+
+    query_id: str
+    doc_id: str
+    rank: int
+    score: float
+
+
+def ranked_docs(run: Mapping[str, Mapping[str, float]]) -> Iterator[RankedDoc]:
+    """A run's lines, each query's documents ranked 1, 2, ... in trec_eval's order."""
+    from ..scoring.protocol import best
+
+    for query_id, docs in run.items():
+        if not docs:
+            continue
+        for rank, (doc_id, score) in enumerate(best(docs, len(docs)), 1):
+            yield RankedDoc(query_id, doc_id, rank, score)
+
+
+def write_trec(ranked: Iterable[RankedDoc], out: IO[str], tag: str) -> int:
+    """Write ``query_id Q0 doc_id rank score tag`` lines; return the number written.
+
+    A tag (or id) holding white space would make a line no TREC reader can split: refused.
+    """
+    if not tag or any(c.isspace() for c in tag):
+        raise RunFormatError(f"run tag {tag!r} is empty or holds white space: a TREC run cannot")
+    written = 0
+    for doc in ranked:
+        out.write(f"{doc.query_id} Q0 {doc.doc_id} {doc.rank} {doc.score!r} {tag}\n")
+        written += 1
+    return written

@@ -1,0 +1,44 @@
+"""Plain helpers the test files share (fixtures are in tests/conftest.py)."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+import ir_datasets
+
+Run = Iterable[tuple[str, str, float]] | Mapping[str, list[str]]
+
+
+def run_text(run: Run) -> str:
+    """``run`` as TREC run lines: ``(query_id, doc_id, score)`` triples, or
+    ``{query_id: [doc_id, ...]}`` best first (scores descending)."""
+    if isinstance(run, Mapping):
+        run = [(q, d, float(len(docs) - i)) for q, docs in run.items() for i, d in enumerate(docs)]
+    return "".join(f"{q} Q0 {d} {i + 1} {s!r} test\n" for i, (q, d, s) in enumerate(run))
+
+
+def write_run(path: Path, run: Run, compress: bool = False) -> Path:
+    """Write ``run`` (see :func:`run_text`) as a TREC run file, gzipped if ``compress``."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if compress:
+        with gzip.open(path, "wt") as f:
+            f.write(run_text(run))
+    else:
+        path.write_text(run_text(run))
+    return path
+
+
+def qrels_of(dataset_id: str) -> dict[tuple[str, str], int]:
+    """``{(query_id, doc_id): relevance}`` as ir_datasets yields the dataset's qrels."""
+    return {(q.query_id, q.doc_id): q.relevance for q in ir_datasets.load(dataset_id).qrels_iter()}
+
+
+def json_scores(text: str) -> dict:
+    """The scores of ``evaluate --format json``: every key but ``provenance``
+    (tests/test_provenance.py checks that one)."""
+    found = json.loads(text)
+    found.pop("provenance")
+    return found

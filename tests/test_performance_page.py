@@ -1,0 +1,61 @@
+"""docs/performance.md is written by benchmarks/docpage.py, never by hand."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture
+def docpage(tmp_path, monkeypatch):
+    """benchmarks/docpage.py, writing to a page in tmp_path."""
+    spec = importlib.util.spec_from_file_location("docpage", ROOT / "benchmarks" / "docpage.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    monkeypatch.setattr(module, "PAGE", tmp_path / "performance.md")
+    return module
+
+
+def test_a_benchmark_run_with_write_page_writes_its_output_dated_with_the_machine(
+    docpage, monkeypatch, capsys
+):
+    monkeypatch.setattr(sys, "argv", ["bench_docs.py", "--docs", "10", "--write-page"])
+
+    def main():
+        assert sys.argv == ["bench_docs.py", "--docs", "10"]  # the flag is not the script's
+        print("| measure | ours |\n|---|---:|\n| speed | 2.00x |")
+
+    with pytest.raises(SystemExit) as done:
+        docpage.run(main, "docs")
+    assert done.value.code == 0
+    assert "| speed | 2.00x |" in capsys.readouterr().out  # printed as usual
+    page = docpage.PAGE.read_text()
+    assert "| speed | 2.00x |" in page
+    assert "by `python benchmarks/bench_docs.py --docs 10` on " in page
+    assert " cores" in page and "Python " in page and "UTC at commit " in page
+
+
+def test_a_section_is_replaced_and_the_others_kept_in_order(docpage):
+    docpage.write_section("scoring", "scoring table", "stamp 1")
+    docpage.write_section("docs", "first docs table", "stamp 2")
+    docpage.write_section("docs", "second docs table", "stamp 3")
+    page = docpage.PAGE.read_text()
+    assert "first docs table" not in page
+    assert page.index("second docs table") < page.index("scoring table")  # the page's order
+
+
+def test_every_section_not_rerun_is_exactly_its_recorded_output():
+    page = (ROOT / "docs" / "performance.md").read_text("utf-8")
+    for recorded in sorted((ROOT / "benchmarks" / "recorded").glob("*.md")):
+        key = recorded.stem
+        start, end = f"<!-- section {key} -->", f"<!-- end {key} -->"
+        section = page[page.index(start) : page.index(end)]
+        if "**Not rerun for this page.**" not in section:
+            continue
+        body = recorded.read_text("utf-8").split("\n\n", 1)[1].strip()
+        assert section.rstrip().endswith(body), f"{key}: edited by hand, or not rewritten"
