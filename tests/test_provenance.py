@@ -178,3 +178,27 @@ def test_a_run_named_provenance_is_refused_in_json(mirror, tmp_path, capsys, mon
     assert main(["evaluate", "bright/biology", "provenance", "--format", "json"]) == 2
     err = capsys.readouterr().err
     assert "./provenance" in err and len(err.strip().splitlines()) == 1
+
+
+def test_info_shows_each_cached_files_repo_commit_sha256_and_time(mirror, hub_root, capsys):
+    list(ir_datasets.load("bright/biology").qrels_iter())  # caches examples only
+    assert main(["info", "bright/biology"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    at = next(i for i, line in enumerate(lines) if line.strip().startswith(EXAMPLES))
+    assert f"from {REPO} at commit {MIRROR_COMMIT}, fetched 20" in lines[at + 1]
+    assert lines[at + 2].split() == ["sha256", served_sha256(hub_root, EXAMPLES)]
+    assert main(["info", "bright/biology", "--format", "json"]) == 0
+    files = {f["path"]: f for f in json.loads(capsys.readouterr().out)["files"]}
+    assert files[EXAMPLES]["provenance"]["commit"] == MIRROR_COMMIT
+    assert files[EXAMPLES]["provenance"]["sha256"] == served_sha256(hub_root, EXAMPLES)
+    assert files[DOCUMENTS]["provenance"] is None  # not cached: nothing to describe
+    assert len(mirror.requests) == 1, mirror.requests  # info fetched nothing
+
+
+def test_info_says_when_a_file_was_cached_before_provenance(mirror, capsys, isolated_home):
+    list(ir_datasets.load("bright/biology").qrels_iter())
+    for record in isolated_home.rglob("*.provenance.json"):
+        record.unlink()
+    assert main(["info", "bright/biology"]) == 0
+    out = capsys.readouterr().out
+    assert "at commit unknown, fetched unknown (cached before ir_bright recorded it)" in out
