@@ -10,7 +10,7 @@
 component lists them as ``<entity>_hub_files()``)::
 
     {"dataset": "bright/biology", "repo": "xlangai/BRIGHT", "commit": "3066d29c...",
-     "mixed_commits": false,
+     "known_as": "MTEB BRIGHT(v1.1)", "mixed_commits": false,
      "files": [{"path": "examples/biology-00000-of-00001.parquet", "sha256": "...",
                 "md5": "...", "size": 123, "commit": "3066d29c...",
                 "fetched_at": "2026-01-01T00:00:00Z"}]}
@@ -21,9 +21,11 @@ file's facts come from the record written beside it at download
 checksums computed once and ``commit`` ``"unknown"``, never a guessed one.
 
 ``commit`` is the commit every described file was fetched at (``"unknown"`` when none says),
-and None when they differ. ``mixed_commits`` is true when two files were fetched at two
-different known commits: the number then mixes two states of the hub repository, and every
-command reading them has said so in a warning (:func:`ir_bright.hub.provenance.watch`). To
+and None when they differ; ``known_as`` names it when it is one of the known revisions of
+``ir_bright/etc/revisions.json`` (who pins it, what changed between them), else None.
+``mixed_commits`` is true when two files were fetched at two different known commits: the
+number then mixes two states of the hub repository, and every command reading them has said
+so in a warning (:func:`ir_bright.hub.provenance.watch`). To
 score one state: delete the cached files of the other commit (``ir-bright info ID`` lists
 them with their commits), set ``IR_BRIGHT_REVISION`` to the wanted commit (the known BRIGHT
 revisions are in ``ir_bright/etc/revisions.json``) and run the command again.
@@ -38,7 +40,7 @@ from . import registry
 from ._version import __version__
 from .hub.provenance import UNKNOWN
 
-__all__ = ["ENTITIES", "PROTOCOLS", "dataset_provenance", "provenance"]
+__all__ = ["ENTITIES", "PROTOCOLS", "dataset_provenance", "known_revisions", "provenance"]
 
 ENTITIES = ("docs", "queries", "qrels")
 PROTOCOLS = ("official", "stock")
@@ -59,12 +61,13 @@ def dataset_provenance(dataset: Any, entities: Iterable[str] = ("qrels",)) -> di
     facts = list({(f["path"], f["sha256"]): f for f in found if f}.values())
     repos = sorted({f["repo"] for f in facts if f.get("repo")})
     commits = {f["commit"] for f in facts}
-    known = commits - {UNKNOWN, None}
+    commit = next(iter(commits)) if len(commits) == 1 else None
     return {
         "dataset": label,
         "repo": repos[0] if len(repos) == 1 else (repos or None),
-        "commit": commits.pop() if len(commits) == 1 else None,
-        "mixed_commits": len(known) > 1,
+        "commit": commit,
+        "known_as": known_revisions().get((repos[0], commit)) if len(repos) == 1 else None,
+        "mixed_commits": len(commits - {UNKNOWN, None}) > 1,
         "files": [{key: f.get(key) for key in FILE_KEYS} for f in facts],
     }
 
@@ -92,6 +95,16 @@ def provenance(
     if clashes:
         raise ValueError(f"extra provenance key {clashes[0]!r} would replace a standard one")
     return {**result, **(extra or {})}
+
+
+def known_revisions() -> dict[tuple[str, str], str]:
+    """``{(repository, commit): name}`` of the known revisions (``etc/revisions.json``)."""
+    repos = registry.etc_json("revisions.json")["repos"]
+    return {
+        (repo, revision["commit"]): revision["known_as"]
+        for repo, about in repos.items()
+        for revision in about["revisions"]
+    }
 
 
 def _dataset_id(dataset: Any) -> str | None:

@@ -70,7 +70,7 @@ def test_evaluate_json_names_the_mirrors_commit_and_the_examples_sha256(
     (dataset,) = about["datasets"]
     assert dataset["dataset"] == "bright/biology"
     assert dataset["repo"] == REPO and dataset["commit"] == MIRROR_COMMIT
-    assert dataset["mixed_commits"] is False
+    assert dataset["mixed_commits"] is False and dataset["known_as"] is None
     (examples,) = dataset["files"]  # the qrels are read from examples alone
     assert examples["path"] == EXAMPLES
     assert examples["sha256"] == served_sha256(hub_root, EXAMPLES)
@@ -139,6 +139,7 @@ def test_provenance_fetches_nothing_and_describes_only_cached_files(mirror):
         "dataset": "bright/biology",
         "repo": None,
         "commit": None,
+        "known_as": None,
         "mixed_commits": False,
         "files": [],
     }
@@ -202,3 +203,14 @@ def test_info_says_when_a_file_was_cached_before_provenance(mirror, capsys, isol
     assert main(["info", "bright/biology"]) == 0
     out = capsys.readouterr().out
     assert "at commit unknown, fetched unknown (cached before ir_bright recorded it)" in out
+
+
+def test_a_known_revision_is_named(mirror, monkeypatch):
+    """The commit MTEB's BRIGHT(v1.1) tasks pin (embeddings-benchmark/mteb,
+    mteb/tasks/retrieval/eng/bright_v1_1_retrieval.py at commit 1fb1d57)."""
+    v1_1 = "3066d29c9651a576c8aba4832d249807b181ecae"
+    mirror.commit = v1_1
+    monkeypatch.setenv("IR_BRIGHT_REVISION", v1_1)
+    list(ir_datasets.load("bright/biology").qrels_iter())
+    about = dataset_provenance("bright/biology")
+    assert about["commit"] == v1_1 and about["known_as"] == "MTEB BRIGHT(v1.1)"
