@@ -21,13 +21,15 @@ __all__ = [
     "drop_excluded",
     "evaluate",
     "per_query",
+    "per_query_frame",
     "register",
     "__version__",
 ]
 
 _LAZY = {
-    "compare": ".results.compare",  # ir_bright.compare: the function
-    "per_query": ".results.compare",
+    "compare": ".results.comparison",  # ir_bright.compare: the function
+    "per_query": ".results.comparison",  # deprecated: per_query_frame
+    "per_query_frame": ".results.comparison",
     "drop_excluded": ".scoring",
     "evaluate": ".scoring",
     "Official": ".scoring.official",

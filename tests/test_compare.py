@@ -15,13 +15,9 @@ from scipy import stats
 
 import ir_bright
 from ir_bright.cli import main
-from ir_bright.results.compare import (
-    RECORD_KEYS,
-    adjust,
-    bootstrap_interval,
-    format_comparison,
-    paired_tests,
-)
+from ir_bright.results.comparison import RECORD_KEYS
+from ir_bright.results.comparison_output import format_comparison
+from ir_bright.results.stats import adjust, bootstrap_interval, paired_tests
 from tests import protocol
 from tests.fixtures import bright_hub
 
@@ -301,6 +297,7 @@ def test_json_records_have_exactly_the_documented_keys(runs, capsys):
     assert list(RECORD_KEYS) == [
         "dataset", "measure", "system", "baseline", "mean", "baseline_mean", "delta", "ci_low",
         "ci_high", "p_ttest", "p_wilcoxon", "p_adjusted", "test", "correction", "queries",
+        "setting",
     ]  # fmt: skip
     assert records[0]["measure"] == "nDCG@10" and records[0]["queries"] == QUERIES
 
@@ -345,7 +342,7 @@ def test_plot_draws_a_png(runs, capsys, tmp_path):
 def test_per_query_frame_means_equal_evaluate(runs):
     folder, scores = runs
     run = folder / "mine" / "bright__biology.trec"
-    frame = ir_bright.per_query(str(run), "bright/biology", ["nDCG@10", "R@10"])
+    frame = ir_bright.per_query_frame(str(run), "bright/biology", ["nDCG@10", "R@10"])
     assert list(frame.columns) == ["nDCG@10", "R@10"] and frame.index.name == "query_id"
     assert frame.loc["q3", "nDCG@10"] == 0.0  # missing from the run
     assert frame["nDCG@10"].to_dict() == pytest.approx(scores["mine"]["biology"], abs=1e-12)

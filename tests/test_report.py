@@ -144,12 +144,16 @@ def test_cells_are_the_official_scores_x100_computed_by_hand(bright, capsys, tmp
         "AoPS",
         "TheoQ",
         "TheoT",
+        "StackExchange",
+        "Coding",
+        "Theorem",
         "Avg",
     ]
     row = rows["mine"]
     assert row["Bio"] == f"{NDCG_BIOLOGY * 100:.1f}" == "77.5"
     assert row["AoPS"] == f"{NDCG_AOPS * 100:.1f}" == "81.5"
     assert row["Earth"] == "-" and row["Avg"] == "-"  # no run, no average
+    assert row["StackExchange"] == row["Coding"] == row["Theorem"] == "-"  # likewise
 
 
 def test_json_values_equal_evaluate_on_each_run(bright, capsys, tmp_path):
@@ -183,7 +187,7 @@ def test_a_folder_of_12_bm25_runs_gives_the_13_column_table_equal_to_evaluate(
         capsys, str(tmp_path / "runs"), "-b", "bright", "--plot", str(png), "--format", "csv"
     )
     header, *rows = list(csv.reader(io.StringIO(out)))
-    assert len(header) == 14 and len(rows) == 1  # system + 12 domains + Avg
+    assert len(header) == 17 and len(rows) == 1  # system + 12 domains + 3 groups + Avg
     values = []
     for dataset_id, label in zip(BRIGHT_IDS, header[1:]):
         capsys.readouterr()
@@ -200,6 +204,9 @@ def test_a_folder_of_12_bm25_runs_gives_the_13_column_table_equal_to_evaluate(
         values.append(value)
         assert rows[0][header.index(label)] == f"{value * 100:.1f}"
     assert rows[0][-1] == f"{sum(values) / 12 * 100:.1f}"
+    groups = {"StackExchange": values[:7], "Coding": values[7:9], "Theorem": values[9:]}
+    for label, members in groups.items():
+        assert rows[0][header.index(label)] == f"{sum(members) / len(members) * 100:.1f}"
     data = png.read_bytes()
     assert data.startswith(b"\x89PNG\r\n\x1a\n") and len(data) > 1000
 

@@ -133,7 +133,7 @@ def _needs_longest():
 def _emoji_sets() -> dict[str, str]:
     """Lucene's emoji properties (``etc/lucene_emoji.json``) as ``regex`` set contents: the
     ``regex`` module's own are of a newer Unicode (``★`` is no longer pictographic there)."""
-    from ..registry import etc_json
+    from ..datafiles import etc_json
 
     return {
         name: "".join(f"\\U{int(a, 16):08X}-\\U{int(b, 16):08X}" for a, b in ranges)

@@ -25,8 +25,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .. import hub
+from ..datafiles import etc_json
 from ..errors import CacheError, DownloadError
-from ..registry import etc_json
 from ..store import derived
 from ..store.parquet import open_parquet
 from ..store.schema import QUERY_ID, TEXT, Column, checked_batches

@@ -3,17 +3,21 @@
 from __future__ import annotations
 
 import argparse
-import logging
 import sys
+from pathlib import Path
 from typing import Any
 
+from ..results.settings import SETTING_HELP
+from ..results.tables import FORMATS
 from . import add_subcommand, one_of
 
 EPILOG = """For each dataset, measure and system: the means, their difference with a 95% paired
 bootstrap interval, the two-sided paired t-test and Wilcoxon signed-rank p-values over the
 dataset's queries, and the p-value of --test corrected over the whole table (Holm by default).
 With --benchmark, a last row per system is the macro average over the domains, tested over
-all queries of all domains pooled. Queries missing from a run count as 0 (a warning says so).
+all queries of all domains pooled; before it, for BRIGHT, one row per group (StackExchange,
+Coding, Theorem) whose domains are all compared, tested over the group's queries pooled.
+Queries missing from a run count as 0 (a warning says so).
 Wilcoxon: scipy's zero_method='wilcox' (equal scores dropped), average ranks for ties, exact
 for small samples without ties, else normal approximation: as pt.Experiment(test='wilcoxon').
 
@@ -23,13 +27,14 @@ examples:
   ir-bright compare runs/bm25 runs/mine -b bright --test wilcoxon --correction bh --format json
   ir-bright compare runs/bm25 runs/mine -b bright -m R@100 --samples 20000 --seed 7 --format latex
 With --benchmark each BASELINE or SYSTEM is a folder of runs named as for `ir-bright report`
-(bright__biology.trec, ...); the datasets compared are the baseline's."""
+(bright__biology.trec, ...), and a folder's system.json gives its setting; the datasets compared
+are the baseline's."""
 
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     """Add the ``compare`` subcommand."""
-    from ..results.compare import CONFIDENCE, CORRECTIONS, FORMATS, SAMPLES, SEED, TESTS
-    from ..results.report import benchmark_names
+    from ..results.stats import CONFIDENCE, CORRECTIONS, SAMPLES, SEED, TESTS
+    from ..results.suites import benchmark_names
 
     parser = add_subcommand(
         subparsers,
@@ -63,41 +68,39 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument("--confidence", type=float, default=CONFIDENCE, help="interval level")
     parser.add_argument("--format", choices=FORMATS, default="markdown")
     parser.add_argument("--plot", metavar="FILE.png", help="also draw the differences")
+    parser.add_argument(
+        "--setting", action="append", default=[], metavar="[SYSTEM=]SETTING", help=SETTING_HELP
+    )
     return parser
 
 
 def run(args: argparse.Namespace) -> int:
     """Compare, then print the table (and draw the plot)."""
-    from .. import compare as api  # the function (ir_bright.compare)
-    from ..results.compare import CompareError, format_comparison, plot_comparison
-    from ..results.report import benchmark, check_plot_path
+    from ..results import comparison, comparison_output, plots, stats
 
-    if not 0 < args.alpha < 1:
-        raise CompareError(f"--alpha must be between 0 and 1, not {args.alpha}")
+    options = stats.Options(
+        args.test, args.correction, args.samples, args.seed, args.confidence, args.alpha
+    )
     if args.plot is not None:
-        check_plot_path(args.plot)  # before the (long) scoring
-    labels = {}
-    if args.benchmark:
-        bench = benchmark(args.benchmark)
-        labels = {**dict(zip(bench.ids, bench.labels)), bench.name: "Avg"}
-    frame = api(
-        args.baseline,
-        args.systems,
+        plots.check_plot_path(args.plot)  # before the (long) scoring
+    frame = comparison.compare(
+        _path(args.baseline),
+        [_path(s) for s in args.systems],
         args.dataset,
         benchmark=args.benchmark,
         measures=args.measures,
-        test=args.test,
-        correction=args.correction,
-        samples=args.samples,
-        seed=args.seed,
-        confidence=args.confidence,
+        options=options,
+        setting=args.setting,
         progress=True,
     )
+    labels = comparison_output.column_labels(args.benchmark)
     if args.plot:
-        logging.getLogger("matplotlib").setLevel(logging.WARNING)  # its font-cache chatter
-        plot_comparison(frame, args.plot, labels, args.alpha)
-    text = format_comparison(
-        frame, args.format, labels, args.alpha, args.samples, args.seed, args.confidence
-    )
-    sys.stdout.write(text)
+        comparison_output.plot_comparison(frame, args.plot, labels)
+    sys.stdout.write(comparison_output.format_comparison(frame, args.format, labels))
     return 0
+
+
+def _path(argument: str) -> Any:
+    """A run argument as a path (a str holding a line break would be read as run text);
+    ``-`` stays stdin."""
+    return argument if argument == "-" else Path(argument)

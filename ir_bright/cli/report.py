@@ -5,14 +5,21 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
+from typing import Any
 
+from ..results.settings import SETTING_HELP
+from ..results.tables import FORMATS
 from . import add_subcommand
 
 EPILOG = """run files are found by name: the dataset id with each / written __, plus .trec, .run,
-.txt or .tsv (optionally .gz), e.g. bright__biology.trec, bright__pony-long.run.gz,
+.txt, .tsv or .res (optionally .gz), e.g. bright__biology.trec, bright__pony-long.run.gz,
 mm-bright__academia__task1.trec. A folder of such files is one system (named after the
 folder); a folder of such folders is one system per sub-folder; loose files and ID=PATH
-arguments form one system named --name.
+arguments form one system named --name. An optional system.json beside a system's runs says
+how they were made, and the table gets a Setting column as the leaderboard's:
+  {"setting": "rerank", "first_stage": "BM25", "reranker": "ReasonRank", "depth": 100,
+   "label": "BM25 + ReasonRank"}
+(setting: original, <model>-reasoning, rerank, agentic or unknown; label: the row's name).
 
 examples:
   for d in biology earth-science economics psychology robotics stackoverflow \\
@@ -26,14 +33,14 @@ examples:
   ir-bright report runs/bm25-qs -b bright --check pyserini-bm25-query-side --tolerance 0.5
 --check exits with status 1 when a published cell is outside the tolerance or has no run, so a
 reproduction can be a CI step.
-references (published rows, --reference): bright: paper-bm25, paper-bm25-gpt4-reason,
-pyserini-bm25, pyserini-bm25-query-side; bright-gpt4-reason: paper-bm25-gpt4-reason;
-bright-long: paper-bm25 (average only);
-mm-bright-task1..3: paper-<model> (averages only), e.g. paper-bm25."""
+published rows (--reference, --check): those ir_bright holds for the benchmark (an unknown
+NAME lists them), e.g. paper-bm25 and pyserini-bm25-query-side for bright; a row whose
+source gives only the average fills (and checks) only the Avg column."""
 
 
-def add_parser(subparsers) -> argparse.ArgumentParser:
-    from ..results.report import benchmark_names
+def add_parser(subparsers: Any) -> argparse.ArgumentParser:
+    """Add the ``report`` subcommand."""
+    from ..results.suites import benchmark_names
 
     parser = add_subcommand(
         subparsers,
@@ -41,7 +48,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         "report",
         help="the paper's per-domain table (and a bar chart) from runs",
         description="Score one run per dataset officially and print the paper's table: one "
-        "row per system, one column per domain plus the macro average, x100 with one decimal.",
+        "row per system, one column per domain, per group of domains (BRIGHT: StackExchange, "
+        "Coding, Theorem) and the macro average, x100 with one decimal.",
         epilog=EPILOG,
     )
     parser.add_argument(
@@ -54,9 +62,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         metavar="NAME",
         help=f"one of {', '.join(benchmark_names())}; default: the one the run files belong to",
     )
-    parser.add_argument(
-        "--format", choices=("markdown", "csv", "latex", "json"), default="markdown"
-    )
+    parser.add_argument("--format", choices=FORMATS, default="markdown")
     parser.add_argument(
         "-m", "--measure", help="another measure than the benchmark's headline, e.g. R@100"
     )
@@ -81,48 +87,35 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         "values' last decimal, 0.05 for 18.9: they are rounded)",
     )
     parser.add_argument("--name", default="run", help="system name of loose files and ID=PATH")
+    parser.add_argument(
+        "--setting", action="append", default=[], metavar="[SYSTEM=]SETTING", help=SETTING_HELP
+    )
     return parser
 
 
 def run(args: argparse.Namespace) -> int:
+    """Make the report, print the table; status 1 when a checked cell is outside."""
     from ..results import report
 
-    if args.benchmark is None:
-        bench = report.infer_benchmark(args.runs)
-    else:
-        bench = report.benchmark(args.benchmark)
-    names = [n.strip() for value in args.reference for n in value.split(",") if n.strip()]
-    if args.plot is not None:
-        report.check_plot_path(args.plot)  # before the (long) scoring
-    measure = args.measure or bench.measure
-    if names or args.check:  # check before the (long) scoring
-        report.reference_rows(
-            [*names, *([args.check] if args.check else [])], bench, str(_parse(measure))
-        )
-    if args.tolerance is not None:
-        if not args.check:
-            raise report.ReportError("--tolerance applies to --check: give --check NAME too")
-        report.check_tolerance(args.tolerance)
-    systems = report.collect(args.runs, bench, args.name)
-    table = report.score(systems, bench, measure)
-    failures = report.check(table, args.check, args.tolerance) if args.check else []
-    table.rows += report.reference_rows(names, bench, table.measure)
-    if args.plot:
-        logging.getLogger("matplotlib").setLevel(logging.WARNING)  # its font-cache chatter
-        report.plot(table, args.plot)
-    sys.stdout.write(report.format_table(table, args.format))
-    if failures:
+    request = report.ReportRequest(
+        runs=args.runs,
+        benchmark=args.benchmark,
+        measure=args.measure,
+        references=[n.strip() for value in args.reference for n in value.split(",") if n.strip()],
+        check=args.check,
+        tolerance=args.tolerance,
+        name=args.name,
+        plot=args.plot,
+        settings=args.setting,
+    )
+    made = report.make_report(request)
+    sys.stdout.write(report.format_table(made.table, args.format))
+    if made.failures:
         logging.getLogger(__name__).error(
             "%d cells outside the tolerance of %s: %s",
-            len(failures),
+            len(made.failures),
             args.check,
-            ", ".join(failures),
+            ", ".join(made.failures),
         )
         return 1
     return 0
-
-
-def _parse(measure: str):
-    from ..scoring import parse_measures
-
-    return parse_measures([measure])[0]

@@ -18,8 +18,8 @@ from functools import cache
 from pathlib import Path
 
 from .. import hub
+from ..datafiles import etc_json
 from ..judgements import is_id
-from ..registry import etc_json
 from ..store.schema import IDS, OTHER, QUERY_ID, TEXT, Column, checked_columns
 from .keys import normalise_path
 

@@ -1,0 +1,148 @@
+"""The charts of reports and comparisons, drawn with matplotlib (the ``plot`` extra) to PNG.
+
+:func:`bar_chart` draws grouped bars (a report: one group per column, one bar per system);
+:func:`delta_chart` draws each system's difference from a baseline with its interval (a
+comparison: one panel per measure). Both check the target first (:func:`check_plot_path`).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..errors import IrBrightError, require
+from ..outputs import check_writable
+from .errors import ReportError
+
+__all__ = ["Bars", "bar_chart", "check_plot_path", "delta_chart", "pyplot", "save_png"]
+
+
+@dataclass(frozen=True)
+class Bars:
+    """One series of a bar chart: a name and a height per column (None: no bar)."""
+
+    name: str
+    heights: Sequence[float | None]
+    reference: bool = False
+    """A published row: hatched and lighter."""
+
+
+def check_plot_path(path: str | Path, error: type[IrBrightError] = ReportError) -> Path:
+    """``path`` as the target of a chart, or a one-line error saying why it cannot be: not
+    named ``*.png``, a folder, under a file, or in a folder that cannot be written. Missing
+    folders are fine (they are created)."""
+    text = str(path)
+    if not text.strip():
+        raise error("--plot is empty: give the chart's file name, e.g. --plot bright.png")
+    target = Path(text)
+    if target.is_dir():
+        raise error(f"--plot {target} is a folder: give a file name, e.g. {target / 'bright.png'}")
+    if not target.name.lower().endswith(".png") or target.name.lower() == ".png":
+        raise error(f"--plot {target}: the chart is a PNG, name it FILE.png")
+    return check_writable(target, "the plot", error)
+
+
+def pyplot() -> Any:
+    """matplotlib's pyplot on the file-only Agg backend (a one-line error if not installed)."""
+    matplotlib = require("matplotlib", "plot")
+    matplotlib.use("Agg", force=True)
+    logging.getLogger("matplotlib").setLevel(logging.WARNING)  # its font-cache chatter
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def save_png(figure: Any, target: Path) -> Path:
+    """Write ``figure`` to ``target`` as PNG (creating its folders), then close it."""
+    import matplotlib.pyplot as plt
+
+    figure.tight_layout()
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        figure.savefig(target, format="png", dpi=120)
+    except OSError as exc:
+        raise ReportError(f"cannot write the plot {target} ({exc.strerror or exc})") from exc
+    finally:
+        plt.close(figure)
+    return target
+
+
+def bar_chart(
+    path: str | Path, labels: Sequence[str], series: Sequence[Bars], title: str, ylabel: str
+) -> Path:
+    """Grouped bars: one group per label, one bar per series, to PNG at ``path``."""
+    target = check_plot_path(path)
+    plt = pyplot()
+    n_rows = max(len(series), 1)
+    width = 0.8 / n_rows
+    figure, axes = plt.subplots(figsize=(max(8.0, 0.55 * len(labels) * max(1, n_rows / 2)), 4.5))
+    for i, bars in enumerate(series):
+        heights = [math.nan if v is None else v for v in bars.heights]
+        positions = [x - 0.4 + width * (i + 0.5) for x in range(len(labels))]
+        axes.bar(
+            positions,
+            heights,
+            width,
+            label=bars.name,
+            hatch="//" if bars.reference else None,
+            alpha=0.75 if bars.reference else 1.0,
+        )
+    _axis_labels(axes, labels)
+    axes.set_ylabel(ylabel)
+    axes.set_title(title)
+    axes.legend(fontsize="small")
+    axes.grid(axis="y", alpha=0.3)
+    return save_png(figure, target)
+
+
+def _axis_labels(axes: Any, labels: Sequence[str]) -> None:
+    many = len(labels) > 14
+    axes.set_xticks(range(len(labels)))
+    axes.set_xticklabels(labels, rotation=45 if many else 0, ha="right" if many else "center")
+
+
+def delta_chart(frame: Any, path: str | Path, labels: Mapping[str, str], alpha: float) -> Path:
+    """Each system's difference from the baseline with its interval, per dataset, to PNG
+    (filled markers where the corrected p-value is below ``alpha``); one panel per measure.
+    ``frame`` holds :func:`~ir_bright.results.comparison.compare`'s records."""
+    target = check_plot_path(path)
+    plt = pyplot()
+    measures = list(dict.fromkeys(frame["measure"]))
+    datasets = list(dict.fromkeys(frame["dataset"]))
+    figure, panels = plt.subplots(
+        len(measures), 1, figsize=(max(8.0, 0.55 * len(datasets)), 4.2 * len(measures)),
+        squeeze=False,
+    )  # fmt: skip
+    for axes, measure in zip(panels[:, 0], measures):
+        _delta_panel(axes, frame[frame["measure"] == measure], datasets, alpha)
+        axes.axhline(0, color="grey", linewidth=0.8)
+        _axis_labels(axes, [labels.get(d, d) for d in datasets])
+        axes.set_ylabel(f"Δ {measure} x100")
+        axes.set_title(
+            f"{measure}: difference from {frame['baseline'].iloc[0]} (filled: significant)"
+        )
+        axes.legend(fontsize="small")
+        axes.grid(axis="y", alpha=0.3)
+    return save_png(figure, target)
+
+
+def _delta_panel(axes: Any, frame: Any, datasets: list[str], alpha: float) -> None:
+    systems = list(dict.fromkeys(frame["system"]))
+    step = 0.8 / max(len(systems), 1)
+    for i, system in enumerate(systems):
+        rows = frame[frame["system"] == system]
+        x = np.array([datasets.index(d) for d in rows["dataset"]]) - 0.4 + step * (i + 0.5)
+        delta = rows["delta"].to_numpy() * 100
+        below = np.nan_to_num(delta - rows["ci_low"].to_numpy() * 100)
+        above = np.nan_to_num(rows["ci_high"].to_numpy() * 100 - delta)
+        line = axes.errorbar(
+            x, delta, yerr=[below, above], fmt="o", capsize=3, label=system, mfc="white"
+        )
+        significant = (rows["p_adjusted"] < alpha).to_numpy()
+        axes.plot(x[significant], delta[significant], "o", color=line[0].get_color(), zorder=3)

@@ -1,0 +1,129 @@
+"""Published rows (``etc/reference.json``): beside a report's rows (``--reference``) or set
+against them cell by cell (``--check``).
+
+A published row holds ``label``, ``values`` (x100 as printed, by column label; ``null`` when
+the source gives only the average), ``average`` and ``source``; optionally ``setting`` (text,
+with ``first_stage``, ``reranker`` and ``depth`` beside it, or an object of those keys),
+``date``, ``name`` and ``benchmark``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from functools import cache
+from typing import Any
+
+from .errors import ReportError
+from .scores import Check, Row, Table
+from .settings import SystemInfo
+from .suites import AVERAGE, Benchmark
+
+__all__ = ["check", "check_tolerance", "published", "reference_names", "reference_rows"]
+
+
+@cache
+def _catalogue() -> dict[str, Any]:
+    """``{benchmark: {name: row}}`` of every published row."""
+    from ..datafiles import etc_json
+
+    return dict(etc_json("reference.json")["references"])
+
+
+def reference_names(bench: Benchmark) -> list[str]:
+    """The published rows available for ``bench``."""
+    return list(_catalogue().get(bench.name, {}))
+
+
+def published(name: str, bench: Benchmark, measure: str) -> dict[str, Any]:
+    """The published row ``name`` of ``bench`` (``etc/reference.json``), or a one-line error
+    when there is none or the table's ``measure`` is not the published one."""
+    available = _catalogue().get(bench.name, {})
+    if name not in available:
+        hint = f"choose from {', '.join(available)}" if available else "none is in ir_bright"
+        raise ReportError(f"no published row {name!r} for benchmark {bench.name}: {hint}")
+    if measure != bench.measure:
+        raise ReportError(
+            f"the published rows are {bench.measure}, the table is {measure}: "
+            "drop --reference (or --check) or --measure"
+        )
+    return dict(available[name])
+
+
+def _cells(spec: dict[str, Any], bench: Benchmark) -> dict[str, float]:
+    """``{dataset id or Avg: published value x100}`` of the cells a published row gives."""
+    values = spec.get("values") or {}  # null: the source gives only the average
+    labels = {bench.label(column): column for column in bench.columns}
+    cells = {labels[label]: value for label, value in values.items() if label in labels}
+    if spec.get("average") is not None:
+        cells[AVERAGE] = spec["average"]
+    return cells
+
+
+def reference_rows(names: Iterable[str], bench: Benchmark, measure: str) -> list[Row]:
+    """Published rows (``etc/reference.json``) as :class:`Row` s (fractions, like scores)."""
+    rows = []
+    for name in names:
+        spec = published(name, bench, measure)
+        cells = {column: value / 100 for column, value in _cells(spec, bench).items()}
+        values = {column: cells.get(column) for column in bench.columns}
+        rows.append(Row(spec["label"], values, cells.get(AVERAGE), True, _info(spec)))
+    return rows
+
+
+def _info(spec: dict[str, Any]) -> SystemInfo | None:
+    """The setting a published row states, if any (shown as given: the data is curated)."""
+    setting = spec.get("setting")
+    if isinstance(setting, dict):
+        spec, setting = {**spec, **setting}, setting.get("setting")
+    keys = ("first_stage", "reranker", "depth")
+    if setting is None and all(spec.get(k) is None for k in keys):
+        return None
+    first_stage, reranker, depth = (spec.get(k) for k in keys)
+    return SystemInfo(setting and str(setting), first_stage, reranker, depth)
+
+
+def check(table: Table, name: str, tolerance: float | None = None) -> list[str]:
+    """Set each published cell of reference ``name`` beside every system's (``table.checks``)
+    and return the failures as ``system column`` strings: a cell outside ``tolerance`` points
+    (x100) or without a run. The default tolerance is half a unit of the published values'
+    last decimal (0.05 for one decimal): the published figures are rounded, so a value within
+    it is one that rounds to the published figure. A row that publishes only its average is
+    checked on the average only."""
+    spec = published(name, table.benchmark, table.measure)
+    cells = _cells(spec, table.benchmark)
+    decimals = max([1, *(_decimals(v) for v in cells.values())])
+    tolerance = 0.5 * 10**-decimals if tolerance is None else check_tolerance(tolerance)
+    failures = []
+    for row in table.rows:
+        if row.reference:
+            continue
+        ours = {**row.values, AVERAGE: row.average}
+        checks = {}
+        for column, value in cells.items():
+            mine = ours.get(column)
+            checks[column] = Check(value, decimals, None if mine is None else mine * 100, tolerance)
+            if not checks[column].within:
+                failures.append(f"{row.name} {table.benchmark.label(column)}")
+        table.checks[row.name] = checks
+    total = sum(len(c) for c in table.checks.values())
+    table.notes.append(
+        f"Checked against {spec['label']} ({name}): ours (published ok|FAIL difference), "
+        f"within {tolerance:g} points of the published value; {len(failures)} of {total} "
+        "cells outside."
+    )
+    return failures
+
+
+def check_tolerance(tolerance: float) -> float:
+    """``tolerance`` if it is a finite number of points, 0 or more; else a one-line error."""
+    if not (tolerance >= 0 and math.isfinite(tolerance)):
+        raise ReportError(f"--tolerance must be 0 or more points (x100), not {tolerance}")
+    return tolerance
+
+
+def _decimals(value: float) -> int:
+    """The decimals a published number was printed with (JSON drops trailing zeros, so the
+    row's largest count stands for all of its values)."""
+    text = repr(float(value))
+    return len(text.split(".")[1].rstrip("0")) if "." in text else 0

@@ -1,0 +1,130 @@
+"""The scored table of a report: one :class:`Row` per system, scored officially (:func:`score`).
+
+Every run is scored with :class:`ir_bright.scoring.Scorer` (the official protocol, qrels read
+once per dataset); a cell is the mean over the dataset's queries; a group's cell (BRIGHT's
+StackExchange, Coding, Theorem) is the unweighted mean of its domains, and the average that of
+all domains, each given only when the system has a run for every domain it covers.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .settings import SystemInfo
+from .suites import Benchmark
+from .systems import System
+
+__all__ = ["Check", "Row", "Table", "mean_of", "score"]
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass
+class Row:
+    """A scored row: values (fractions, not x100) by dataset id, then by group label (the mean
+    of its domains); None where no run (or a group's domain has none)."""
+
+    name: str
+    values: dict[str, float | None]
+    average: float | None
+    reference: bool = False
+    info: SystemInfo | None = None
+    """The system's setting (:mod:`.settings`), when its folder or a flag says."""
+
+
+@dataclass(frozen=True)
+class Check:
+    """One published cell beside ours, x100 as published (``decimals`` places)."""
+
+    published: float
+    decimals: int
+    value: float | None
+    tolerance: float
+
+    @property
+    def within(self) -> bool:
+        """Whether our value is within ``tolerance`` points of the published one."""
+        if self.value is None:
+            return False
+        return abs(self.value - self.published) <= self.tolerance + 1e-9  # float noise only
+
+    def text(self) -> str:
+        """``18.24 (18.2 ok)``: ours, then the published value and the verdict."""
+        published = f"{self.published:.{self.decimals}f}"
+        if self.value is None:
+            return f"- ({published} missing)"
+        ours = f"{self.value:.{self.decimals}f}"
+        verdict = "ok" if self.within else f"FAIL {self.value - self.published:+.{self.decimals}f}"
+        return f"{ours} ({published} {verdict})"
+
+
+@dataclass
+class Table:
+    """The report: a benchmark, a measure and its rows."""
+
+    benchmark: Benchmark
+    measure: str
+    rows: list[Row]
+    checks: dict[str, dict[str, Check]] = field(default_factory=dict)
+    """``{system: {dataset id or "Avg": Check}}`` after a check; empty otherwise."""
+    notes: list[str] = field(default_factory=list)
+    """Lines printed under the markdown table (latex: comments), e.g. what a check means."""
+
+
+def score(
+    systems: Sequence[System],
+    bench: Benchmark,
+    measure: str | None = None,
+    progress: bool = True,
+) -> Table:
+    """Score every run officially; one :class:`Row` per system."""
+    from ..log import progress as bar_of
+    from ..scoring import Scorer, parse_measures
+
+    parsed = parse_measures([measure or bench.measure])[0]
+    key = str(parsed)
+    values: dict[str, dict[str, float | None]] = {s.name: {} for s in systems}
+    total = sum(len(s.runs) for s in systems)
+    with bar_of(progress, total=total, unit="run", desc="scoring") as bar:
+        for dataset_id in bench.ids:
+            scorer = None
+            for system in systems:
+                path = system.runs.get(dataset_id)
+                if path is None:
+                    values[system.name][dataset_id] = None
+                    continue
+                scorer = scorer or Scorer(dataset_id, [parsed])  # qrels read once per dataset
+                # a Path, never a str: a str holding a line break is read as run text
+                result = scorer.evaluate(Path(path), str(path))
+                values[system.name][dataset_id] = float(result[key])
+                bar.update(1)
+    rows = [_row(system.name, values[system.name], bench) for system in systems]
+    for row, system in zip(rows, systems):
+        row.info = system.info
+    return Table(bench, key, rows)
+
+
+def _row(name: str, values: dict[str, float | None], bench: Benchmark) -> Row:
+    missing = [d for d in bench.ids if values[d] is None]
+    if missing:
+        logger.warning(
+            "%s has no run for %d of %d datasets (%s ...): no average",
+            name,
+            len(missing),
+            len(bench.ids),
+            missing[0],
+        )
+    for group in bench.groups:
+        values[group.label] = mean_of(values[d] for d in group.ids)
+    return Row(name, values, mean_of(values[d] for d in bench.ids))
+
+
+def mean_of(values: Iterable[float | None]) -> float | None:
+    """The mean of ``values``, or None when one is None (or there are none)."""
+    given = list(values)
+    if not given or any(v is None for v in given):
+        return None
+    return sum(v for v in given if v is not None) / len(given)

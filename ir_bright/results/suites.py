@@ -1,0 +1,126 @@
+"""The benchmark catalogue (``etc/benchmarks.json``) and the run-file naming rule.
+
+A *benchmark* is an ordered list of dataset ids with the column labels the papers print and a
+headline measure: ``bright`` (12 domains, nDCG@10), ``bright-<model>-reason`` (the same domains
+with an LLM's reasoning as queries), ``bright-adjusted``, ``bright-long`` (8 domains, R@1),
+``mm-bright-task1`` ... ``mm-bright-task4``, ``mm-bright-task4-legacy`` (29 domains, nDCG@10),
+``bright-pro``. A benchmark may have *groups* of domains, each reported as the macro average of
+its domains beside the benchmark's: BRIGHT's ``StackExchange``, ``Coding`` and ``Theorem``.
+
+File-naming rule, used by every command that finds runs by name (``report``, ``compare``):
+the file name without its extensions (``.gz``, then one of :data:`RUN_SUFFIXES`) is the dataset
+id with each ``/`` written ``__`` (two underscores): ``bright__biology.trec``,
+``bright__pony-long.run.gz``, ``mm-bright__academia__task1.res``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+from .errors import ReportError
+
+__all__ = [
+    "AVERAGE",
+    "RUN_SUFFIXES",
+    "Benchmark",
+    "Group",
+    "benchmark",
+    "benchmark_names",
+    "benchmarks_of",
+    "dataset_from_filename",
+    "filename_for",
+    "run_stem",
+]
+
+RUN_SUFFIXES = (".trec", ".run", ".txt", ".tsv", ".res")
+"""The extensions a run file may have (then optionally ``.gz``)."""
+
+AVERAGE = "Avg"
+"""The label of the macro-average column."""
+
+
+@dataclass(frozen=True)
+class Group:
+    """Domains averaged together: a label (the column's) and their dataset ids."""
+
+    label: str
+    ids: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Benchmark:
+    """An ordered set of datasets reported together, and its groups of them."""
+
+    name: str
+    title: str
+    measure: str
+    ids: tuple[str, ...]
+    labels: tuple[str, ...]
+    groups: tuple[Group, ...] = ()
+
+    def label(self, column: str) -> str:
+        """The printed label of a dataset id (groups and Avg are their own label)."""
+        return self.labels[self.ids.index(column)] if column in self.ids else column
+
+    @property
+    def columns(self) -> tuple[str, ...]:
+        """The value columns of a row: the dataset ids, then the group labels."""
+        return (*self.ids, *(g.label for g in self.groups))
+
+
+@cache
+def _catalogue() -> dict[str, Any]:
+    from ..datafiles import etc_json
+
+    return dict(etc_json("benchmarks.json")["benchmarks"])
+
+
+def benchmark_names() -> list[str]:
+    """The benchmarks ``report`` and ``compare`` know."""
+    return list(_catalogue())
+
+
+def benchmark(name: str) -> Benchmark:
+    """The benchmark called ``name``; unknown names raise a one-line error."""
+    known = _catalogue()
+    if name not in known:
+        raise ReportError(f"unknown benchmark {name!r}: choose one of {', '.join(known)}")
+    spec = known[name]
+    ids = tuple(c["id"] for c in spec["columns"])
+    labels = tuple(c["label"] for c in spec["columns"])
+    by_label = dict(zip(labels, ids))
+    groups = tuple(
+        Group(g["label"], tuple(by_label[label] for label in g["columns"]))
+        for g in spec.get("groups", ())
+    )
+    return Benchmark(name, spec["title"], spec["measure"], ids, labels, groups)
+
+
+def benchmarks_of(dataset_id: str) -> list[str]:
+    """The benchmarks that have ``dataset_id`` as a column."""
+    return [
+        name
+        for name, spec in _catalogue().items()
+        if dataset_id in {c["id"] for c in spec["columns"]}
+    ]
+
+
+def filename_for(dataset_id: str, suffix: str = ".trec") -> str:
+    """The run file name of ``dataset_id`` under the naming rule: ``bright__biology.trec``."""
+    return dataset_id.replace("/", "__") + suffix
+
+
+def run_stem(name: str) -> str:
+    """A run file's name without its run extensions: ``bright__pony.run.gz`` -> ``bright__pony``."""
+    stem = name.removesuffix(".gz")
+    for suffix in RUN_SUFFIXES:
+        if stem.endswith(suffix):
+            return stem[: -len(suffix)]
+    return stem
+
+
+def dataset_from_filename(name: str) -> str:
+    """The dataset id a run file name stands for (the inverse of :func:`filename_for`)."""
+    return run_stem(name).replace("__", "/")
