@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+from pathlib import Path
 
 import ir_datasets
 import pytest
@@ -214,3 +215,36 @@ def test_a_known_revision_is_named(mirror, monkeypatch):
     list(ir_datasets.load("bright/biology").qrels_iter())
     about = dataset_provenance("bright/biology")
     assert about["commit"] == v1_1 and about["known_as"] == "MTEB BRIGHT(v1.1)"
+
+
+def write_system(folder, text):
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "bright__biology.trec").write_text(text)
+    return folder
+
+
+def test_report_json_carries_the_provenance_of_the_datasets_scored(
+    mirror, hub_root, tmp_path, capsys
+):
+    run = Path(biology_run(tmp_path)).read_text()
+    folder = write_system(tmp_path / "mine", run)
+    assert main(["report", str(folder), "-b", "bright", "--format", "json"]) == 0
+    about = json.loads(capsys.readouterr().out)["provenance"]
+    assert about["protocol"] == "official" and about["measures"] == ["nDCG@10"]
+    (dataset,) = about["datasets"]  # only biology has a run
+    assert dataset["dataset"] == "bright/biology" and dataset["commit"] == MIRROR_COMMIT
+    assert [f["sha256"] for f in dataset["files"]] == [served_sha256(hub_root, EXAMPLES)]
+
+
+def test_compare_json_records_carry_their_datasets_provenance(mirror, hub_root, tmp_path, capsys):
+    good = Path(biology_run(tmp_path)).read_text()
+    base = write_system(tmp_path / "base", good)
+    mine = write_system(tmp_path / "mine", "\n".join(reversed(good.splitlines())) + "\n")
+    argv = ["compare", str(base / "bright__biology.trec"), str(mine / "bright__biology.trec")]
+    assert main([*argv, "--dataset", "bright/biology", "--samples", "50", "--format", "json"]) == 0
+    (record,) = json.loads(capsys.readouterr().out)
+    about = record["provenance"]
+    assert about["measures"] == [record["measure"]] and about["protocol"] == "official"
+    (dataset,) = about["datasets"]
+    assert dataset["commit"] == MIRROR_COMMIT
+    assert [f["sha256"] for f in dataset["files"]] == [served_sha256(hub_root, EXAMPLES)]
