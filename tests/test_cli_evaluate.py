@@ -329,3 +329,21 @@ def test_a_gzip_bomb_and_an_oversized_run_exit_2_early(dataset, tmp_path, cli, m
     monkeypatch.setenv("IR_BRIGHT_MAX_RUN_BYTES", "100")
     big = write_run(tmp_path / "big.run", RUN * 5)
     assert_one_line_error(*cli("evaluate", TEST_ID, big), r"big\.run: over 100 bytes of run text")
+
+
+def test_a_run_of_another_cached_domain_is_named(bright_hub, cli, tmp_path, caplog):
+    """Query ids 0, 1 are shared by the StackExchange-like domains; the documents are not."""
+    from tests.fixtures import bright_hub as fixtures
+
+    def pony():
+        docs = {f"Pony/doc_{i}.txt": f"pony text {i}" for i in range(4)}
+        examples = [fixtures.example("0", "pony?", ["Pony/doc_1.txt"])]
+        return {"documents": docs, "examples": examples}
+
+    bright_hub({"biology": fixtures.biology, "pony": pony})
+    pony_run = write_run(tmp_path / "pony.run", [("0", "Pony/doc_1.txt", 2.0)])
+    assert cli("evaluate", "bright/pony", pony_run)[0] == 0  # caches pony's files
+    cli("download", "bright/pony")
+    caplog.clear()
+    assert cli("evaluate", "bright/biology", pony_run)[0] == 0
+    assert "wrong dataset? the run seems to be for bright/pony" in caplog.text

@@ -39,6 +39,7 @@ SUBCOMMANDS = (
     "fuse",
     "report",
     "compare",
+    "references",
 )
 DESCRIPTION = (
     "BRIGHT, MM-BRIGHT and BRIGHT-Pro for ir_datasets: list, download, describe and export the "

@@ -4,7 +4,8 @@ against them cell by cell (``--check``).
 A published row holds ``label``, ``values`` (x100 as printed, by column label; ``null`` when
 the source gives only the average), ``average`` and ``source``; optionally ``setting`` (text,
 with ``first_stage``, ``reranker`` and ``depth`` beside it, or an object of those keys),
-``date``, ``name`` and ``benchmark``.
+``date``, ``institution``, ``link``, ``name`` and ``benchmark``. :func:`listing` gives every
+row as one record (``ir-bright references``).
 """
 
 from __future__ import annotations
@@ -17,9 +18,20 @@ from typing import Any
 from .errors import ReportError
 from .scores import Check, Row, Table
 from .settings import SystemInfo
-from .suites import AVERAGE, Benchmark
+from .suites import AVERAGE, Benchmark, benchmark
 
-__all__ = ["check", "check_tolerance", "published", "reference_names", "reference_rows"]
+__all__ = [
+    "check",
+    "check_tolerance",
+    "listing",
+    "published",
+    "reference_benchmarks",
+    "reference_names",
+    "reference_rows",
+]
+
+_OPTIONAL = ("first_stage", "reranker", "depth")
+_GIVEN = ("institution", "link")
 
 
 @cache
@@ -33,6 +45,36 @@ def _catalogue() -> dict[str, Any]:
 def reference_names(bench: Benchmark) -> list[str]:
     """The published rows available for ``bench``."""
     return list(_catalogue().get(bench.name, {}))
+
+
+def reference_benchmarks() -> list[str]:
+    """The benchmarks that have published rows, in the data file's order."""
+    return list(_catalogue())
+
+
+def listing(bench: str | None = None) -> list[dict[str, Any]]:
+    """Every published row (of benchmark ``bench`` only, when given) as a record: ``benchmark``,
+    ``name``, ``label``, ``setting`` (then ``first_stage``, ``reranker``, ``depth`` when the
+    source names them), ``date``, ``measure`` (the benchmark's, which ``average`` and
+    ``values`` are in), ``average``, ``values``, ``source`` (then ``institution`` and
+    ``link`` when given). An unknown ``bench`` is a one-line error naming the known ones."""
+    catalogue = _catalogue()
+    if bench is not None and bench not in catalogue:
+        raise ReportError(
+            f"no published rows for benchmark {bench!r}: choose one of {', '.join(catalogue)}"
+        )
+    names = [bench] if bench is not None else list(catalogue)
+    return [_record(b, name, spec) for b in names for name, spec in catalogue[b].items()]
+
+
+def _record(bench: str, name: str, spec: dict[str, Any]) -> dict[str, Any]:
+    """One published row as :func:`listing` gives it."""
+    spec, setting = _flat(spec)
+    record = {"benchmark": bench, "name": name, "label": spec["label"], "setting": setting}
+    record |= {key: spec[key] for key in _OPTIONAL if spec.get(key) is not None}
+    record |= {"date": spec.get("date"), "measure": benchmark(bench).measure}
+    record |= {key: spec.get(key) for key in ("average", "values", "source")}
+    return record | {key: spec[key] for key in _GIVEN if spec.get(key) is not None}
 
 
 def published(name: str, bench: Benchmark, measure: str) -> dict[str, Any]:
@@ -73,14 +115,19 @@ def reference_rows(names: Iterable[str], bench: Benchmark, measure: str) -> list
 
 def _info(spec: dict[str, Any]) -> SystemInfo | None:
     """The setting a published row states, if any (shown as given: the data is curated)."""
+    spec, setting = _flat(spec)
+    if setting is None and all(spec.get(k) is None for k in _OPTIONAL):
+        return None
+    first_stage, reranker, depth = (spec.get(k) for k in _OPTIONAL)
+    return SystemInfo(setting and str(setting), first_stage, reranker, depth)
+
+
+def _flat(spec: dict[str, Any]) -> tuple[dict[str, Any], Any]:
+    """``spec`` with the keys of a ``setting`` object beside the others, and the setting."""
     setting = spec.get("setting")
     if isinstance(setting, dict):
-        spec, setting = {**spec, **setting}, setting.get("setting")
-    keys = ("first_stage", "reranker", "depth")
-    if setting is None and all(spec.get(k) is None for k in keys):
-        return None
-    first_stage, reranker, depth = (spec.get(k) for k in keys)
-    return SystemInfo(setting and str(setting), first_stage, reranker, depth)
+        return {**spec, **setting}, setting.get("setting")
+    return spec, setting
 
 
 def check(table: Table, name: str, tolerance: float | None = None) -> list[str]:

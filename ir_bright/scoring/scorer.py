@@ -36,6 +36,7 @@ from ..runs import (
     scored_docs,
     streamable,
 )
+from .diagnosis import SAMPLE_PAIRS, likely_dataset
 from .official import Official
 from .parsing import parse_measures
 from .protocol import ConsumableRun
@@ -188,6 +189,7 @@ class _RunSummary:
         self.query_ids: dict[str, None] = {}
         self.ranked_docs = 0
         self.overlap = False
+        self.sample: list[tuple[str, str]] = []  # a few (query, doc) pairs, for the hint
 
     def consumable(self, part: Mapping[str, Mapping[str, float]]) -> ConsumableRun:
         """Add ``part`` (just read, so owned) and hand it over to be filtered in place."""
@@ -199,6 +201,10 @@ class _RunSummary:
         self.query_ids.update(dict.fromkeys(ranked))
         if self.overlap:
             return
+        for query_id, docs in ranked.items():
+            if len(self.sample) >= SAMPLE_PAIRS:
+                break
+            self.sample.extend((query_id, doc_id) for doc_id in list(docs)[:10])
         judged, excluded = self.scorer.evaluator.judged, self.scorer.evaluator.excluded
         for query_id, docs in ranked.items():
             known = judged.get(query_id, {}).keys() | excluded.get(query_id, _NO_DOCS)
@@ -226,7 +232,7 @@ class _RunSummary:
         ):
             raise RunFormatError(
                 f"{name}: {len(unknown)} of its {len(ranked)} queries (e.g. {unknown[0]!r}) are "
-                f"not queries of {scorer.label}: wrong dataset?"
+                f"not queries of {scorer.label}: {self._wrong_dataset()}"
             )
         if unknown:
             logger.warning(
@@ -237,11 +243,11 @@ class _RunSummary:
             )
         if not self.overlap and self.ranked_docs:
             logger.warning(
-                "%s: none of its %d ranked documents is judged or excluded for its query in %s: "
-                "a run over another corpus (short or -long documents)?",
+                "%s: none of its %d ranked documents is judged or excluded for its query in %s: %s",
                 name,
                 self.ranked_docs,
                 scorer.label,
+                self._wrong_dataset(),
             )
         missing = len(scored) - covered
         if missing:
@@ -253,6 +259,14 @@ class _RunSummary:
                 scorer.label,
                 self._missing_rule(),
             )
+
+    def _wrong_dataset(self) -> str:
+        """The likely cause: the cached dataset the run's pairs are judged in, if one is."""
+        given = self.scorer.label
+        home = likely_dataset(self.sample, given)
+        if home is not None:
+            return f"wrong dataset? the run seems to be for {home} (its judgements match)"
+        return "wrong dataset? (or another corpus: short or -long documents)"
 
     def _missing_rule(self) -> str:
         """How the measures treat a query the run does not rank: as 0 (a measure's

@@ -1,0 +1,63 @@
+"""``ir-bright references [--benchmark B]``: the published rows ``report`` can set beside runs."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from . import add_subcommand, one_of
+
+FORMATS = ("markdown", "csv", "json")
+EPILOG = """Each row: its benchmark and name (what `report --reference NAME` and `--check NAME`
+take), label, setting as the leaderboard labels it (original, <model>-reasoning, rerank with its
+first stage, reranker and depth, agentic, unknown), date, the measure, the published average
+and where it was read. json adds the per-domain values (null where the source gives only the
+average) and the leaderboard's institution and link where it gives them.
+
+examples:
+  ir-bright references --benchmark bright-long
+  ir-bright references -b bright --format csv
+  ir-bright references --format json
+  ir-bright report runs/mine -b bright --reference paper-qwen,leaderboard-reasonrank"""
+
+
+def add_parser(subparsers: Any) -> argparse.ArgumentParser:
+    """Add the ``references`` subcommand."""
+    from ..results.references import reference_benchmarks
+
+    parser = add_subcommand(
+        subparsers,
+        run,
+        "references",
+        help="the published rows (papers, leaderboard) to place a system among",
+        description="List the published rows ir_bright holds: the BRIGHT paper's retrievers "
+        "on original and reasoning queries, its reranking and long-document rows, the "
+        "leaderboard's dated submissions and MM-BRIGHT's, each with its source.",
+        epilog=EPILOG,
+    )
+    parser.add_argument(
+        "--benchmark", "-b", **one_of(reference_benchmarks(), "only this benchmark's rows")
+    )
+    parser.add_argument("--format", choices=FORMATS, default="markdown")
+    return parser
+
+
+def run(args: argparse.Namespace) -> int:
+    """Print the published rows as a table or as JSON records."""
+    from ..results.errors import ReportError
+    from ..results.references import listing
+    from ..results.settings import SystemInfo
+    from ..results.tables import Grid, render
+
+    records = listing(args.benchmark)
+    header = ["benchmark", "name", "label", "setting", "date", "measure", "source", "Avg"]
+    rows = []
+    for r in records:
+        info = SystemInfo(r["setting"], r.get("first_stage"), r.get("reranker"), r.get("depth"))
+        setting = info.text() if info != SystemInfo() else "-"
+        cells = (r["benchmark"], r["name"], r["label"], setting, r["date"] or "-", r["measure"])
+        rows.append([*cells, r["source"], "-" if r["average"] is None else str(r["average"])])
+    grid = Grid(header, rows, text_columns=len(header) - 1)
+    sys.stdout.write(render(grid, args.format, document=records, error=ReportError))
+    return 0
