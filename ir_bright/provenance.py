@@ -33,14 +33,25 @@ revisions are in ``ir_bright/etc/revisions.json``) and run the command again.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 from typing import Any
 
 from . import registry
 from ._version import __version__
+from .errors import IrBrightError
 from .hub.provenance import UNKNOWN
+from .store.derived import replaced_atomically
 
-__all__ = ["ENTITIES", "PROTOCOLS", "dataset_provenance", "known_revisions", "provenance"]
+__all__ = [
+    "ENTITIES",
+    "PROTOCOLS",
+    "dataset_provenance",
+    "known_revisions",
+    "provenance",
+    "write_run_provenance",
+]
 
 ENTITIES = ("docs", "queries", "qrels")
 PROTOCOLS = ("official", "stock")
@@ -62,11 +73,14 @@ def dataset_provenance(dataset: Any, entities: Iterable[str] = ("qrels",)) -> di
     repos = sorted({f["repo"] for f in facts if f.get("repo")})
     commits = {f["commit"] for f in facts}
     commit = next(iter(commits)) if len(commits) == 1 else None
+    known_as = None
+    if len(repos) == 1 and commit is not None:
+        known_as = known_revisions().get((repos[0], commit))
     return {
         "dataset": label,
         "repo": repos[0] if len(repos) == 1 else (repos or None),
         "commit": commit,
-        "known_as": known_revisions().get((repos[0], commit)) if len(repos) == 1 else None,
+        "known_as": known_as,
         "mixed_commits": len(commits - {UNKNOWN, None}) > 1,
         "files": [{key: f.get(key) for key in FILE_KEYS} for f in facts],
     }
@@ -74,15 +88,16 @@ def dataset_provenance(dataset: Any, entities: Iterable[str] = ("qrels",)) -> di
 
 def provenance(
     datasets: Iterable[Any],
-    protocol: str,
+    protocol: str | None,
     measures: Sequence[Any],
     extra: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The ``provenance`` object of an output: the ir_bright version, the protocol
-    (``official`` or ``stock``), the measures (as named in the output) and each dataset's
-    provenance; ``datasets`` holds ids, datasets (their qrels described) or objects made by
-    :func:`dataset_provenance`. ``extra`` adds keys (a retriever's parameters, say)."""
-    if protocol not in PROTOCOLS:
+    (``official`` or ``stock``; None for a run, which no measure scored yet), the measures (as
+    named in the output) and each dataset's provenance; ``datasets`` holds ids, datasets
+    (their qrels described) or objects made by :func:`dataset_provenance`. ``extra`` adds
+    keys (a retriever's parameters, say)."""
+    if protocol is not None and protocol not in PROTOCOLS:
         raise ValueError(f"unknown protocol {protocol!r}: give one of {', '.join(PROTOCOLS)}")
     described = [d if isinstance(d, dict) else dataset_provenance(d) for d in datasets]
     result = {
@@ -95,6 +110,24 @@ def provenance(
     if clashes:
         raise ValueError(f"extra provenance key {clashes[0]!r} would replace a standard one")
     return {**result, **(extra or {})}
+
+
+def write_run_provenance(run: Path | str, dataset: Any, extra: dict[str, Any]) -> Path:
+    """Write ``<run>.json`` beside the run file ``run`` (replaced whole): the provenance of the
+    docs and queries ``dataset`` (an id or a dataset) ranked them from, with ``protocol`` None
+    and no measures, plus ``extra`` (a retriever's parameters and analyzer); return its path."""
+    run = Path(run)
+    target = run.with_name(run.name + ".json")
+    about = provenance([dataset_provenance(dataset, ("docs", "queries"))], None, [], extra)
+    try:
+        with replaced_atomically(target) as out:
+            out.write((json.dumps(about, indent=1) + "\n").encode())
+    except OSError as exc:
+        raise IrBrightError(
+            f"cannot write the run's provenance {target} ({exc.strerror or exc}): make its "
+            "folder writable"
+        ) from exc
+    return target
 
 
 def known_revisions() -> dict[tuple[str, str], str]:

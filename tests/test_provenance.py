@@ -15,7 +15,7 @@ import pytest
 import ir_bright
 from ir_bright.cli import main
 from ir_bright.hub import provenance as hub_provenance
-from ir_bright.provenance import dataset_provenance, provenance
+from ir_bright.provenance import dataset_provenance, provenance, write_run_provenance
 from tests.fixtures import bright_hub
 from tests.fixtures.bright_hub import REPO, repo_path
 
@@ -248,3 +248,20 @@ def test_compare_json_records_carry_their_datasets_provenance(mirror, hub_root, 
     (dataset,) = about["datasets"]
     assert dataset["commit"] == MIRROR_COMMIT
     assert [f["sha256"] for f in dataset["files"]] == [served_sha256(hub_root, EXAMPLES)]
+
+
+def test_a_runs_provenance_is_written_beside_it(mirror, hub_root, tmp_path):
+    dataset = ir_datasets.load("bright/biology")
+    list(dataset.queries_iter())
+    list(dataset.docs_iter())
+    run = tmp_path / "bm25.trec"
+    run.write_text("0 Q0 d 1 1.0 t\n")
+    params = {"bm25": {"k1": 0.9, "b": 0.4, "analyzer": "lucene-en-v2"}}
+    written = write_run_provenance(run, "bright/biology", params)
+    assert written == tmp_path / "bm25.trec.json"
+    about = json.loads(written.read_text())
+    assert about["protocol"] is None and about["measures"] == [] and about["bm25"]["k1"] == 0.9
+    (described,) = about["datasets"]
+    by_path = {f["path"]: f for f in described["files"]}
+    assert by_path[DOCUMENTS]["sha256"] == served_sha256(hub_root, DOCUMENTS)
+    assert by_path[EXAMPLES]["commit"] == MIRROR_COMMIT
