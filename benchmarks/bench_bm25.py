@@ -67,7 +67,7 @@ def make_queries(corpus: Path, n: int, words: int) -> list[str]:
 def run_ir_bright(corpus: Path, queries: list[str], folder: Path, args) -> dict:
     import numpy as np
 
-    from ir_bright.bm25 import index as bm25
+    from ir_bright import bm25
     from ir_bright.store.parquet import read_batches
 
     def batches():
@@ -85,7 +85,7 @@ def run_ir_bright(corpus: Path, queries: list[str], folder: Path, args) -> dict:
     load_s = time.perf_counter() - start
     rng = np.random.default_rng(2)
     excluded = [rng.integers(0, args.docs, args.excluded) for _ in queries]
-    result = {"index_s": index_s, "load_s": load_s, "postings": len(index.retriever.scores["data"])}
+    result = {"index_s": index_s, "load_s": load_s, "postings": len(index.data)}
     sides = [False] if args.lucene_norms else [False, True]
     for query_side in sides:  # one query first: caches and memory-mapped pages warm up
         index.search(queries[0], 1000, excluded[0], query_side=query_side)
@@ -257,7 +257,7 @@ def main(argv=None) -> int:
 def bright_domains(args) -> int:
     """Index and search a generated corpus of every BRIGHT domain's real size, timed."""
     from benchmarks.corpus import write_corpus
-    from ir_bright.bm25 import index as bm25
+    from ir_bright import bm25
     from ir_bright.registry import etc_json
     from ir_bright.store.parquet import read_batches
 

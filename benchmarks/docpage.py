@@ -35,6 +35,8 @@ SECTIONS = {
     "mmbright": "MM-BRIGHT documents and images (`bench_mmbright.py`)",
     "scoring": "Official scoring vs stock ir_measures (`bench_scoring.py`)",
     "bm25": "BM25: ir_bright vs bm25s and Pyserini (`bench_bm25.py`)",
+    "fuse": "Run fusion: ir_bright vs ranx (`bench_fuse.py`)",
+    "candidates": "Reranking candidates for the 12 BRIGHT domains (`bench_candidates.py`)",
 }
 INTRO = """# Performance
 

@@ -17,12 +17,15 @@ from .log import install as _install_logging
 
 __all__ = [
     "Official",
+    "candidates",
     "compare",
     "drop_excluded",
     "evaluate",
+    "fuse",
     "per_query",
     "per_query_frame",
     "register",
+    "with_queries",
     "__version__",
 ]
 
@@ -33,6 +36,9 @@ _LAZY = {
     "drop_excluded": ".scoring",
     "evaluate": ".scoring",
     "Official": ".scoring.official",
+    "candidates": ".pipelines",
+    "fuse": ".pipelines",
+    "with_queries": ".pipelines",
     "register": ".registry",
 }
 """Where each public name lives; imported on first use (:func:`__getattr__`)."""

@@ -110,6 +110,25 @@ class Output:
                 raise  # reading another file failed inside the block
             raise self._failed(exc) from None
 
+    def write_bytes(self, data: bytes) -> None:
+        """Write ``data`` whole (a chart's PNG), by the same rules as :meth:`open`.
+
+        The bytes go through a text stream decoded as Latin-1 with no newline translation,
+        which maps each byte to the one character of the same number and back, so the one
+        writer serves binary outputs too; stdout gets them on its binary buffer.
+        """
+        if self.path is None:
+            try:
+                sys.stdout.buffer.write(data)
+                sys.stdout.flush()
+            except BrokenPipeError:
+                raise
+            except OSError as exc:
+                raise self._failed(exc) from None
+            return
+        with self.open(encoding="latin-1", newline="") as out:
+            out.write(data.decode("latin-1"))
+
     @contextlib.contextmanager
     def _replaced(self, encoding: str, newline: str | None) -> Iterator[IO[str]]:
         """A temporary file beside the target, renamed onto it at the end; removed on any

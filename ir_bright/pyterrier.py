@@ -161,7 +161,7 @@ def _bm25_class() -> type:
             self.query_side = query_side
             self.num_results = num_results
             self._index: Any = None
-            self._excluded: dict[str, list[str]] | None = None
+            self._excluded: Mapping[str, AbstractSet[str]] | None = None
 
         def transform(self, inp: Any) -> Any:
             """Retrieve for every row of a topics frame."""

@@ -153,6 +153,22 @@ class CountingMetadata(MetadataProvider):
         return found
 
 
+def query_texts(dataset: Any) -> list[tuple[str, str]]:
+    """``(query_id, text)`` of each of ``dataset``'s queries, in its order: its
+    ``query_texts()`` where it has one (BRIGHT reads only the files the texts need), else the
+    records' ``text`` (or ``default_text()``); a missing text is ``""``."""
+    only_texts = getattr(dataset, "query_texts", None)
+    if callable(only_texts):
+        return [(query_id, text or "") for query_id, text in only_texts()]
+    result = []
+    for query in dataset.queries_iter():
+        text = getattr(query, "text", None)
+        if text is None and hasattr(query, "default_text"):
+            text = query.default_text()
+        result.append((query.query_id, text or ""))
+    return result
+
+
 def load(dataset: str | Any) -> Any:
     """The ir_datasets dataset for an id (or the dataset itself); unknown ids raise an error
     naming close matches."""

@@ -330,7 +330,7 @@ def test_shards_named_with_a_fingerprint_are_found(pro, hub_root):
 
 
 def test_bm25_runs_on_a_bright_pro_corpus(pro, tmp_path, capsys):
-    pytest.importorskip("bm25s")
+    pytest.importorskip("Stemmer")  # the bm25 extra
     from ir_bright.cli import main
 
     run = tmp_path / "bm25.trec"

@@ -347,3 +347,14 @@ def test_a_run_of_another_cached_domain_is_named(bright_hub, cli, tmp_path, capl
     caplog.clear()
     assert cli("evaluate", "bright/biology", pony_run)[0] == 0
     assert "wrong dataset? the run seems to be for bright/pony" in caplog.text
+
+
+@pytest.mark.parametrize("name", ["with space.run", "with\ttab.run", "with\nnewline.run"])
+def test_run_paths_with_spaces_tabs_or_newlines_are_read_as_paths(dataset, tmp_path, cli, name):
+    plain = str(write_run(tmp_path / "plain.run", RUN))
+    odd = tmp_path / name
+    odd.write_text(open(plain, encoding="utf-8").read(), encoding="utf-8")
+    expected = json.loads(cli("evaluate", TEST_ID, plain, "--format", "json")[1])[plain]
+    status, out, err = cli("evaluate", TEST_ID, str(odd), "--format", "json")
+    assert status == 0, err
+    assert json.loads(out)[str(odd)] == expected

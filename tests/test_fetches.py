@@ -7,7 +7,7 @@ import pytest
 from ir_bright.cli import main
 from tests.fixtures import bright_hub
 
-pytest.importorskip("bm25s")
+pytest.importorskip("Stemmer")  # the bm25 extra
 
 REASON_CONFIGS = set(bright_hub.REASON_CONFIGS.values())
 

@@ -218,3 +218,19 @@ def test_an_error_of_the_work_inside_the_block_is_not_called_a_write_failure(tmp
         with Output(target, "the run").open():
             raise elsewhere  # reading an input failed, not writing the run
     assert not target.exists() and not list(tmp_path.glob(".run.trec.*"))
+
+
+def test_bytes_are_written_exactly_and_atomically(tmp_path):
+    data = bytes(range(256)) * 3 + b"\r\n\n\r"
+    target = tmp_path / "chart.png"
+    Output(target, "the plot").write_bytes(data)
+    assert target.read_bytes() == data
+    assert not list(tmp_path.glob(".chart.png.*"))
+
+
+def test_a_plot_in_the_cache_is_refused(isolated_home):
+    from ir_bright.results.errors import ReportError
+    from ir_bright.results.plots import check_plot_path
+
+    with pytest.raises(ReportError, match="inside the ir_datasets cache"):
+        check_plot_path(isolated_home / "bright" / "chart.png")

@@ -11,7 +11,7 @@ from tests.fixtures import bright_hub
 
 pytestmark = pytest.mark.pyterrier
 pt = pytest.importorskip("pyterrier")
-pytest.importorskip("bm25s")
+pytest.importorskip("Stemmer")  # the bm25 extra
 
 
 def test_bright_provider_topics_default_to_the_query_text(bright):
@@ -65,8 +65,7 @@ def test_entry_point_provider_works_without_importing_ir_bright(bright):
 
 @pytest.mark.slow
 def test_experiment_with_official_measure_and_the_bm25_transformer(bright):
-    from ir_bright import evaluate
-    from ir_bright.bm25 import index as bm25
+    from ir_bright import bm25, evaluate
     from ir_bright.measures import Official
     from ir_bright.pyterrier import bm25_transformer
 

@@ -13,8 +13,9 @@ import sys
 
 import pytest
 
+from ir_bright.cli import SUBCOMMANDS  # every command the tool offers, as its parser lists them
+
 HEAVY = ("pyarrow", "numpy", "pandas", "scipy", "nltk", "matplotlib", "PIL", "yaml")
-SUBCOMMANDS = ("list", "download", "info", "export", "evaluate", "bm25", "report", "compare")
 
 
 def loaded_after(code: str) -> set[str]:

@@ -127,3 +127,12 @@ def test_user_queries_are_pyterrier_topics(bright):
     topics = with_queries("bright/aops", texts).get_topics()
     assert list(topics.columns) == ["qid", "query"]
     assert dict(zip(topics["qid"], topics["query"])) == texts
+
+
+def test_the_pipelines_are_names_of_the_package():
+    import ir_bright
+    from ir_bright import pipelines
+
+    assert ir_bright.candidates is pipelines.candidates
+    assert ir_bright.fuse is pipelines.fuse
+    assert ir_bright.with_queries is pipelines.with_queries

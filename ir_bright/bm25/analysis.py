@@ -16,11 +16,13 @@ Pyserini (Anserini's ``DefaultEnglishAnalyzer``, the BRIGHT paper's analyzer) ru
   even at the end of a word), and a trailing ``'s``/``’s``/``＇s`` is dropped.
 - :func:`stem` is Lucene's ``PorterStemmer``: Porter's own C implementation, which departs
   from the 1980 paper in two rules (``logi`` -> ``log``; ``bli`` -> ``ble`` instead of
-  ``abli`` -> ``able``) and leaves words of one or two characters alone. That is NLTK's
-  ``PorterStemmer`` in ``MARTIN_EXTENSIONS`` mode (tested against Lucene's own output).
-  NLTK's is pure Python (about 20 µs a word), so words that cannot meet a rule where the two
-  part (see :data:`_SNOWBALL_DEPARTS`) go through Snowball's C ``porter`` (PyStemmer) instead;
-  on 3 million words the two paths gave Lucene's stems (``tests/data/lucene/README.md``).
+  ``abli`` -> ``able``) and leaves words of one or two characters alone (:mod:`.porter`,
+  written here; equal to Lucene's stems on every test word and to NLTK's ``PorterStemmer`` in
+  ``MARTIN_EXTENSIONS`` mode on 209,015 words). It is pure Python (about 9 µs a word), so words
+  that cannot meet a rule where the two part (see :data:`_SNOWBALL_DEPARTS`) go through
+  Snowball's C ``porter`` (PyStemmer) instead; on 3 million words the two paths (NLTK's
+  stemmer then in the place of :mod:`.porter`) gave Lucene's stems
+  (``tests/data/lucene/README.md``).
 
 Stemming is cached per distinct word, so its cost is paid once per vocabulary entry.
 """
@@ -34,6 +36,7 @@ from functools import cache
 import numpy as np
 
 from ..errors import require
+from . import porter
 
 __all__ = [
     "ANALYSIS",
@@ -245,15 +248,8 @@ def _drop_possessive(token: str) -> str:
 
 
 @cache
-def _porter():
-    porter = require("nltk.stem.porter", "bm25")
-    return porter.PorterStemmer(porter.PorterStemmer.MARTIN_EXTENSIONS)
-
-
-@cache
 def _snowball():
     stemmer = require("Stemmer", "bm25")
-    _porter()  # NLTK's import (a second or more) paid now, not at the first word it stems
     return stemmer.Stemmer("porter", 0)  # no cache of its own: the callers keep one
 
 
@@ -262,7 +258,7 @@ _SNOWBALL_DEPARTS = re.compile(r"bl|log|([chjkqvwxy])\1(?:ed|ing)")
 ``bli``/``logi`` in step 2 (``bly``, ``logy`` once step 1c has made ``y`` an ``i``), and
 step 1b, where Lucene undoubles every double consonant but l, s and z left by ``-ed`` or
 ``-ing`` and Snowball only bb, dd, ff, gg, mm, nn, pp, rr and tt. Also, Lucene leaves words
-of one or two characters alone. Words matching this (or that short) take NLTK's path."""
+of one or two characters alone. Words matching this (or that short) take :mod:`.porter`."""
 
 
 def stem(word: str) -> str:
@@ -270,7 +266,7 @@ def stem(word: str) -> str:
     if len(word) > 2 and word.isascii() and _SNOWBALL_DEPARTS.search(word) is None:
         return _snowball().stemWord(word)
     if word.isascii() or all(ord(c) <= 0xFFFF for c in word):
-        return _porter().stem(word, to_lowercase=False)
+        return porter.stem(word)
     # Java stems UTF-16 code units: a character beyond the BMP is two consonants to it
     units = "".join(
         chr(0xD800 + ((ord(c) - 0x10000) >> 10)) + chr(0xDC00 + ((ord(c) - 0x10000) & 0x3FF))
@@ -278,7 +274,7 @@ def stem(word: str) -> str:
         else c
         for c in word
     )
-    stemmed = _porter().stem(units, to_lowercase=False)
+    stemmed = porter.stem(units)
     return stemmed.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
 
 

@@ -4,12 +4,9 @@ from __future__ import annotations
 
 import argparse
 import logging
-import math
-import sys
-from pathlib import Path
 
 from ..errors import IrBrightError
-from ..outputs import check_writable
+from ..outputs import Output
 from . import add_subcommand
 
 logger = logging.getLogger(__name__)
@@ -36,7 +33,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         run,
         "bm25",
         help="run the BM25 baseline and write a TREC run",
-        description="Run the BRIGHT BM25 baseline (bm25s, in process) on every query of a "
+        description="Run the BRIGHT BM25 baseline (in process) on every query of a "
         "dataset and write a TREC run.",
         epilog=EPILOG,
     )
@@ -69,26 +66,26 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> int:
-    from .. import bm25, registry
+    from ..bm25.workers import sigterm_exits
 
-    if not (math.isfinite(args.k1) and args.k1 >= 0):
-        raise IrBrightError(f"--k1 must be at least 0 and finite, not {args.k1}")
-    if not 0 <= args.b <= 1:
-        raise IrBrightError(f"--b must be between 0 and 1, not {args.b}")
-    if args.depth < 1:
-        raise IrBrightError(f"--depth must be at least 1, not {args.depth}")
+    with sigterm_exits():  # SIGTERM: exit 143 once workers and partial files are cleaned up
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
+    from .. import bm25, registry
+    from ..bm25.params import check_depth, check_mode
+
+    params = bm25.BM25Params(args.k1, args.b, args.lucene_norms).checked(("--k1", "--b"))
+    check_depth(args.depth, "--depth")
     if args.tag is not None and not args.tag.strip():
         raise IrBrightError("--tag is empty: give a run tag, or leave --tag out for the default")
-    if args.query_side and args.lucene_norms:
-        raise IrBrightError(
-            "--query-side (the paper's gensim code) and --lucene-norms (Pyserini's bag of "
-            "words) reproduce different published rows: give one of them"
-        )
+    check_mode(args.query_side, args.lucene_norms, ("--query-side", "--lucene-norms"))
     suffix = "-qs" if args.query_side else "-lucene" if args.lucene_norms else ""
     tag = args.tag or (bm25.RUN_TAG + suffix)
     if any(c.isspace() for c in tag):
         raise IrBrightError(f"--tag {tag!r} contains white space: a TREC run tag cannot")
-    target = _target(args.output)
+    output = Output(args.output, "the run")  # checked before any work
     dataset = registry.load(args.id)
     if args.queries is not None:
         from ..pipelines import with_queries
@@ -102,47 +99,9 @@ def run(args: argparse.Namespace) -> int:
             f"{args.id} has no document text (its documents have {', '.join(fields)}): BM25 "
             "ranks text; use a dataset with text documents, e.g. an MM-BRIGHT task1 or task2"
         )
-    params = bm25.BM25Params(args.k1, args.b, args.lucene_norms).checked()
     ranked = bm25.retrieve(dataset, params, query_side=args.query_side, k=args.depth)
-    if target is None:
-        bm25.write_trec(ranked, sys.stdout, tag)
-        return 0
-    partial = target.with_name(target.name + ".part")
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        with open(partial, "w", encoding="utf-8") as out:
-            lines = bm25.write_trec(ranked, out, tag)
-        partial.replace(target)
-    except OSError as exc:
-        _remove(partial)
-        raise IrBrightError(f"cannot write the run {target} ({_reason(exc, target)})") from exc
-    except BaseException:
-        _remove(partial)
-        raise
-    logger.info("wrote %d lines to %s", lines, target)
+    with output.open() as out:
+        lines = bm25.write_trec(ranked, out, tag)
+    if output.path is not None:
+        logger.info("wrote %d lines to %s", lines, output.path)
     return 0
-
-
-def _target(output: str | None) -> Path | None:
-    """The run file of ``-o`` (None: stdout), checked before any work is done."""
-    if output is None or output == "-":
-        return None
-    if not output.strip():
-        raise IrBrightError("-o is empty: give a file name, or - (or no -o) for stdout")
-    target = Path(output)
-    if target.is_dir():
-        raise IrBrightError(f"-o {target} is a folder: give a file name, e.g. {target}/run.trec")
-    return check_writable(target, "the run")
-
-
-def _reason(exc: OSError, target: Path) -> str:
-    if isinstance(exc, FileExistsError | NotADirectoryError):
-        return f"a file is in the way of its folder {target.parent}"
-    return exc.strerror or type(exc).__name__
-
-
-def _remove(path: Path) -> None:
-    try:
-        path.unlink(missing_ok=True)
-    except OSError:  # its folder may not even exist
-        pass

@@ -21,6 +21,7 @@ import argparse
 import csv
 import json
 from collections.abc import Sequence
+from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from . import add_subcommand
@@ -129,15 +130,16 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _score(scorer: Scorer, stock: StockScorer | None, path: str, per_query: bool) -> dict:
+    run = path if path == "-" else Path(path)  # a str with a line break would be run text
     if stock is None:  # the scorer reads the file itself, a part at a time
         if not per_query:
-            return scorer.evaluate(path, path)
-        rows = scorer.per_query(path, path)
+            return scorer.evaluate(run, path)
+        rows = scorer.per_query(run, path)
         rows[MEAN_ROW] = _means(rows, scorer)
         return rows
     from ..runs import read_run
 
-    ranked = read_run(path, path)  # read once for both scorers: stdin works
+    ranked = read_run(run, path)  # read once for both scorers: stdin works
     if not per_query:
         return {**scorer.evaluate(ranked, path), **stock.evaluate(ranked)}
     rows = scorer.per_query(ranked, path)

@@ -47,10 +47,8 @@ class FusionError(IrBrightError):
 def trec_order(ranking: Ranking, depth: int | None = None) -> list[tuple[str, float]]:
     """``ranking``'s (doc id, score) pairs in trec_eval's order (score descending, then doc id
     descending), the ``depth`` best only when given: the official scorer's own cut."""
-    from ..scoring.protocol import best
+    from ..runs.order import best
 
-    if not ranking:
-        return []
     return best(ranking, len(ranking) if depth is None else depth)
 
 

@@ -19,6 +19,7 @@ from typing import Any
 from ir_datasets.formats import GenericQuery
 
 from ..errors import IrBrightError
+from ..registry import query_texts
 
 __all__ = ["QueriesError", "UserQueries", "query_texts", "read_queries", "with_queries"]
 
@@ -27,18 +28,6 @@ SHOWN_IDS = 3
 
 class QueriesError(IrBrightError):
     """A user query set that does not fit its dataset, or a query file that cannot be read."""
-
-
-def query_texts(dataset: Any) -> Iterator[tuple[str, str]]:
-    """``(query_id, text)`` of each of ``dataset``'s queries, in its order (BRIGHT datasets
-    read only the files the texts need)."""
-    only_texts = getattr(dataset, "query_texts", None)
-    if callable(only_texts):
-        yield from only_texts()
-        return
-    for query in dataset.queries_iter():
-        text = query.default_text() if hasattr(query, "default_text") else query.text
-        yield query.query_id, text
 
 
 def read_queries(path: str | os.PathLike[str]) -> dict[str, str]:

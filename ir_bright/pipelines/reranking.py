@@ -2,7 +2,7 @@
 scorer would see them, with the query's and the documents' texts.
 
 The official protocol drops a query's excluded ids from its ranking before the 1,000 cut
-(``get_scores`` in ``retrievers.py`` of xlang-ai/BRIGHT, commit d99e839, deletes each
+(``get_scores`` in ``retrievers.py`` of xlang-ai/BRIGHT, commit 5ec4cb3, deletes each
 query's ``excluded_ids`` from its scores before keeping the best 1,000; the scorer here does
 the same). A reranker given the
 first stage's raw top K would spend slots on documents the scorer then drops: the candidates

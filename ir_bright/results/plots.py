@@ -7,6 +7,7 @@ comparison: one panel per measure). Both check the target first (:func:`check_pl
 
 from __future__ import annotations
 
+import io
 import logging
 import math
 from collections.abc import Mapping, Sequence
@@ -17,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import IrBrightError, require
-from ..outputs import check_writable
+from ..outputs import Output
 from .errors import ReportError
 
 __all__ = ["Bars", "bar_chart", "check_plot_path", "delta_chart", "pyplot", "save_png"]
@@ -45,7 +46,8 @@ def check_plot_path(path: str | Path, error: type[IrBrightError] = ReportError) 
         raise error(f"--plot {target} is a folder: give a file name, e.g. {target / 'bright.png'}")
     if not target.name.lower().endswith(".png") or target.name.lower() == ".png":
         raise error(f"--plot {target}: the chart is a PNG, name it FILE.png")
-    return check_writable(target, "the plot", error)
+    Output(target, "the plot", error=error, option="--plot")  # refuses the cache, a folder
+    return target
 
 
 def pyplot() -> Any:
@@ -63,13 +65,12 @@ def save_png(figure: Any, target: Path) -> Path:
     import matplotlib.pyplot as plt
 
     figure.tight_layout()
+    png = io.BytesIO()
     try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        figure.savefig(target, format="png", dpi=120)
-    except OSError as exc:
-        raise ReportError(f"cannot write the plot {target} ({exc.strerror or exc})") from exc
+        figure.savefig(png, format="png", dpi=120)
     finally:
         plt.close(figure)
+    Output(target, "the plot", error=ReportError, option="--plot").write_bytes(png.getvalue())
     return target
 
 

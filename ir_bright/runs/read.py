@@ -90,10 +90,11 @@ def streamable(run: Any) -> bool:
     not run text); open it as a :class:`~ir_bright.runs.files.RunFile` to read it again
     should its queries turn out not to be grouped (a pipe or stdin is read again from a copy).
     """
-    if not isinstance(run, str | os.PathLike):
-        return False
-    path = os.fspath(run)
-    return "\n" not in path and not os.path.isdir(path)
+    if isinstance(run, str):
+        return "\n" not in run and not os.path.isdir(run)  # a str with a line break is run text
+    if isinstance(run, os.PathLike):
+        return not os.path.isdir(os.fspath(run))  # a path may hold any character
+    return False
 
 
 def read_run_parts(

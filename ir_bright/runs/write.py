@@ -27,7 +27,7 @@ class RankedDoc(NamedTuple):
 
 def ranked_docs(run: Mapping[str, Mapping[str, float]]) -> Iterator[RankedDoc]:
     """A run's lines, each query's documents ranked 1, 2, ... in trec_eval's order."""
-    from ..scoring.protocol import best
+    from .order import best
 
     for query_id, docs in run.items():
         if not docs:

@@ -10,9 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from collections.abc import Set as AbstractSet
-from heapq import nlargest
-from itertools import compress, repeat
-from operator import ge, itemgetter
 from typing import Any
 
 import ir_measures
@@ -20,14 +17,12 @@ from ir_measures.measures.base import Measure
 
 from ..runs import CheckedRun, query_spans, refuse_nul
 from ..runs.columns import run_columns
+from ..runs.order import best
 
 __all__ = ["DEPTH", "ConsumableRun", "needed_depth", "official_run"]
 
 DEPTH = 1000
 """How many documents of each query's ranking the official protocol keeps."""
-
-TREC_ORDER = itemgetter(1, 0)
-"""The sort key of a (doc id, score) item in trec_eval's order, reversed: score, then doc id."""
 
 _TOP_ONLY = {"nDCG", "P", "R", "AP", "Success"}
 """Measures that, given a cutoff k (and not ``judged_only``), read only a ranking's top k."""
@@ -74,21 +69,6 @@ def _official_docs(
     if len(docs) > depth:
         docs = dict(best(docs, depth))
     return docs
-
-
-def best(docs: Mapping[str, float], depth: int) -> list[tuple[str, float]]:
-    """The ``depth`` best (doc id, score) items of ``docs`` in trec_eval's order.
-
-    A short cut of a long ranking sorts only the items scoring at least the ``depth``-th best
-    score (found at C speed); the full sort is the fallback (and the path for NaN scores).
-    """
-    items: Iterable[tuple[str, float]] = docs.items()
-    if depth * 8 <= len(docs):
-        kth = nlargest(depth, docs.values())[-1]
-        candidates = list(compress(items, map(ge, docs.values(), repeat(kth))))
-        if len(candidates) >= depth:
-            items = candidates
-    return sorted(items, key=TREC_ORDER, reverse=True)[:depth]
 
 
 def needed_depth(measures: Iterable[Measure]) -> int:

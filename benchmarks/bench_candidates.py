@@ -1,0 +1,121 @@
+"""Reranking candidates for all 12 BRIGHT domains: ``ir-bright candidates --depth 100``.
+
+A loopback mirror holds, for each domain, a generated corpus of its real size
+(``benchmarks/corpus.py``; ``etc/bright_counts.json`` gives the sizes) and generated
+``examples`` with its real number of queries, each excluding two documents. A first-stage run
+ranks 1,000 random documents per query. The cache is warmed first (``--depth 1``: the downloads and
+the random-access store, built once per corpus, timed apart); then each domain's
+``ir-bright candidates DATASET RUN --depth 100 -o FILE`` is timed as a whole process, and the
+12 are summed. The issue's bar: well under a minute for the 12 domains.
+
+    python benchmarks/bench_candidates.py [--words 100] [--write-page]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+REPO = "xlangai/BRIGHT"
+
+
+def write_domain(root: Path, split: str, docs: int, queries: int, words: int) -> list[str]:
+    """The domain's documents and examples in the hub's layout; returns its doc ids."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from benchmarks.corpus import write_corpus
+
+    corpus = root / REPO / "documents" / f"{split}-00000-of-00001.parquet"
+    write_corpus(corpus, docs, words_per_doc=words, id_prefix=f"{split}/doc_", seed=docs)
+    ids = [f"{split}/doc_{i}.txt" for i in range(docs)]
+    rng = random.Random(docs)
+    rows = [
+        {
+            "query": f"query {q} of {split}",
+            "reasoning": "N/A",
+            "id": str(q),
+            "excluded_ids": rng.sample(ids, 2),
+            "gold_ids_long": ["N/A"],
+            "gold_ids": [rng.choice(ids)],
+            "gold_answer": "N/A",
+        }
+        for q in range(queries)
+    ]
+    examples = root / REPO / "examples" / f"{split}-00000-of-00001.parquet"
+    examples.parent.mkdir(parents=True, exist_ok=True)
+    pq.write_table(pa.Table.from_pylist(rows), examples)
+    return ids
+
+
+def write_run(path: Path, ids: list[str], queries: int, depth: int = 1000) -> None:
+    rng = random.Random(len(ids))
+    with open(path, "w", encoding="utf-8") as out:
+        for q in range(queries):
+            for rank, doc_id in enumerate(rng.sample(ids, depth), 1):
+                out.write(f"{q} Q0 {doc_id} {rank} {depth - rank + rng.random():.6f} first\n")
+
+
+def timed(command: list[str], env: dict[str, str]) -> float:
+    start = time.perf_counter()
+    done = subprocess.run(command, env=env, capture_output=True, text=True)
+    if done.returncode:
+        raise SystemExit(f"{' '.join(command)} failed: {done.stderr.strip()}")
+    return time.perf_counter() - start
+
+
+def main() -> int:
+    """Build the mirror, warm the cache, time the 12 commands; print the table."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--words", type=int, default=100, help="words per generated document")
+    parser.add_argument("--depth", type=int, default=100)
+    args = parser.parse_args()
+    from ir_bright.datafiles import etc_json
+    from tests.fixtures import hubserver
+
+    counts = etc_json("bright_counts.json")
+    folder = Path(tempfile.mkdtemp(prefix="bench_candidates_"))
+    state, server = hubserver.start(folder / "hub")
+    env = {**os.environ, "HF_ENDPOINT": state.url, "IR_BRIGHT_VERIFY": "0"}
+    env["IR_DATASETS_HOME"] = str(folder / "home")
+    ir_bright = [sys.executable, "-m", "ir_bright", "-q"]
+    print(f"--depth {args.depth}; generated documents of about {args.words} words; seconds.\n")
+    print("| domain | documents | queries | first run (download, store) | candidates |")
+    print("|---|---:|---:|---:|---:|")
+    total = 0.0
+    try:
+        for split, count in counts.items():
+            dataset = "bright/" + split.replace("_", "-")
+            ids = write_domain(folder / "hub", split, count["docs"], count["queries"], args.words)
+            run = folder / f"{split}.trec"
+            write_run(run, ids, count["queries"])
+            warm = timed([*ir_bright, "candidates", dataset, str(run), "--depth", "1"], env)
+            out = folder / f"{split}.jsonl"
+            command = [*ir_bright, "candidates", dataset, str(run), "--depth", str(args.depth)]
+            seconds = timed([*command, "-o", str(out)], env)
+            lines = sum(1 for _ in open(out, encoding="utf-8"))
+            assert lines == count["queries"] * args.depth, (split, lines)
+            total += seconds
+            print(
+                f"| {dataset} | {count['docs']:,} | {count['queries']} | {warm:.1f} "
+                f"| {seconds:.1f} |"
+            )
+    finally:
+        server.shutdown()
+    print(f"| all 12 | | | | {total:.1f} s in all |")
+    return 0
+
+
+if __name__ == "__main__":
+    import docpage  # benchmarks/, the script's folder
+
+    docpage.run(main, "candidates")

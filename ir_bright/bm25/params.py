@@ -1,0 +1,72 @@
+"""BM25's parameters, the ranking depth and the run tag, and the one place they are checked."""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+from ..errors import IrBrightError
+from .analysis import ANALYSIS
+
+__all__ = ["DEFAULT_K", "DEFAULT_PARAMS", "RUN_TAG", "BM25Params", "check_depth", "check_mode"]
+
+DEFAULT_K = 1000
+"""The official ranking depth: each query's ranking is cut to its 1,000 best."""
+
+RUN_TAG = "ir_bright-bm25"
+
+
+class BM25Params(NamedTuple):
+    """BM25's free parameters (the paper's values by default)."""
+
+    k1: float = 0.9
+    b: float = 0.4
+    lucene_norms: bool = False
+    """Lucene's one-byte document lengths and float32 arithmetic (Pyserini's scores) instead
+    of exact lengths (the paper's gensim code)."""
+
+    def key(self) -> str:
+        """The index cache folder name for these parameters and the current analysis.
+
+        k1 and b are written as ``repr`` of the float, the shortest text that reads back as
+        the same float: two values that differ in their last bit never share an index."""
+        k1, b = (repr(float(value) + 0.0) for value in (self.k1, self.b))
+        return f"{ANALYSIS}-k1={k1}-b={b}" + ("-lucene" if self.lucene_norms else "")
+
+    def checked(self, names: tuple[str, str] = ("BM25 k1", "BM25 b")) -> BM25Params:
+        """These parameters as plain floats (``-0.0`` made 0), or an error naming the bad one
+        by ``names`` (the command line passes its option names): k1 must be finite and at
+        least 0, b between 0 and 1 (NaN would be cached as an index that cannot be loaded)."""
+        k1_name, b_name = names
+        try:
+            k1, b = float(self.k1) + 0.0, float(self.b) + 0.0
+        except (TypeError, ValueError):
+            raise IrBrightError(
+                f"{k1_name} and {b_name} must be numbers, not {self.k1!r} and {self.b!r}"
+            ) from None
+        if not (math.isfinite(k1) and k1 >= 0):
+            raise IrBrightError(f"{k1_name} must be at least 0 and finite, not {self.k1}")
+        if not 0 <= b <= 1:
+            raise IrBrightError(f"{b_name} must be between 0 and 1, not {self.b}")
+        return BM25Params(k1, b, bool(self.lucene_norms))
+
+
+DEFAULT_PARAMS = BM25Params()
+
+
+def check_depth(k: int, name: str = "the ranking depth") -> int:
+    """``k``, or an error when it is below 1."""
+    if k < 1:
+        raise IrBrightError(f"{name} must be at least 1, not {k}")
+    return k
+
+
+def check_mode(query_side: bool, lucene_norms: bool, names: tuple[str, str] | None = None) -> None:
+    """Refuse query-side weighting with Lucene's norms: the two reproduce different published
+    rows (the paper's gensim code, exact lengths; Pyserini's bag of words, one-byte lengths)."""
+    if query_side and lucene_norms:
+        side, norms = names or ("query-side weighting", "Lucene's norms")
+        raise IrBrightError(
+            f"{side} (the paper's gensim code) and {norms} (Pyserini's bag of words) reproduce "
+            "different published rows: give one of them"
+        )

@@ -1,0 +1,54 @@
+"""The baseline run: every query of a dataset searched, excluded documents removed, TREC lines.
+
+Each query's excluded documents (qrels below 0) are removed *before* the ranking is cut to
+``k`` (1,000), as the official protocol does (xlang-ai/BRIGHT ``retrievers.py``,
+``retrieval_bm25``, at commit d99e839). Like that code, which ranks the whole corpus, a
+ranking with fewer than ``k`` matching documents is filled up with zero-score documents in
+corpus order; ties are broken by corpus order (by doc id with Lucene's norms, as Pyserini).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Set as AbstractSet
+from typing import Any
+
+from ..registry import query_texts
+from ..runs.write import RankedDoc, write_trec
+from .cache import index_for
+from .params import DEFAULT_K, DEFAULT_PARAMS, BM25Params, check_depth
+
+__all__ = ["RankedDoc", "excluded_ids", "query_texts", "retrieve", "write_trec"]
+
+
+def excluded_ids(dataset: Any) -> Mapping[str, AbstractSet[str]]:
+    """``{query_id: doc ids judged below 0}``: the documents the official protocol removes
+    (the one exclusion reader, :func:`ir_bright.judgements.excluded_docs`)."""
+    from ..judgements import excluded_docs
+
+    return excluded_docs(dataset.qrels_iter()) if dataset.has_qrels() else {}
+
+
+def retrieve(
+    dataset: Any,
+    params: BM25Params = DEFAULT_PARAMS,
+    query_side: bool = False,
+    k: int = DEFAULT_K,
+    progress: bool = True,
+    queries: Sequence[tuple[str, str]] | None = None,
+) -> Iterator[RankedDoc]:
+    """Run the baseline on every query of ``dataset`` (an id or dataset object)."""
+    from .. import registry
+    from ..log import progress as bar_of
+
+    dataset = registry.load(dataset)
+    check_depth(k)
+    queries = list(queries) if queries is not None else query_texts(dataset)
+    excluded = excluded_ids(dataset)
+    index = index_for(dataset, params, progress=progress)
+    for query_id, text in bar_of(progress, iterable=queries, unit="query", desc="BM25 retrieval"):
+        rows = index.rows_of(excluded.get(query_id, ()))
+        for rank, (doc_id, score) in enumerate(
+            index.search(text, k, rows, query_side=query_side), start=1
+        ):
+            yield RankedDoc(query_id, doc_id, rank, score)

@@ -1,0 +1,162 @@
+"""Signals during a BM25 index build with worker processes: the command ends within seconds
+with the shell's status, no worker outlives it (whatever killed it), nothing half-built is
+trusted later, and a rerun gives the run a clean build gives."""
+
+from __future__ import annotations
+
+import os
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.fixtures import bright_hub
+
+pytest.importorskip("Stemmer")  # the bm25 extra
+if not Path("/proc/self/stat").exists():
+    pytest.skip("reads the process table from /proc", allow_module_level=True)
+
+DOCS = 20_000
+DATASET = "bright/biology"  # 57,359 documents listed: the build starts worker processes
+
+
+def big_corpus():
+    """A domain large enough that indexing it takes seconds, in worker processes."""
+    rng = random.Random(5)
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    words = ["".join(rng.choices(letters, k=rng.randint(4, 10))) for _ in range(200_000)]
+    docs = {f"doc_{i}.txt": " ".join(rng.choices(words, k=60)) for i in range(DOCS)}
+    examples = [
+        bright_hub.example(str(q), " ".join(rng.choices(words, k=8)), [f"doc_{q}.txt"])
+        for q in range(3)
+    ]
+    return {"documents": docs, "examples": examples}
+
+
+@pytest.fixture
+def bright(hub, hub_root, monkeypatch):
+    monkeypatch.setenv("IR_BRIGHT_VERIFY", "0")
+    hub.rows = bright_hub.write_bright(hub_root, {"biology": big_corpus})
+    return hub
+
+
+def children(pid: int) -> dict[int, str]:
+    """{pid: command line} of the processes whose parent is ``pid``."""
+    found = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except OSError:
+            continue
+        if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+            found[int(entry.name)] = cmdline
+    return found
+
+
+def alive(pid: int) -> bool:
+    """Whether ``pid`` runs (a zombie has ended: only its exit status is left)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def start_bm25(run: Path) -> tuple[subprocess.Popen, dict[int, str]]:
+    """Start ``ir-bright bm25 DATASET -o run``; return it and its worker processes once
+    they are at work (the build is then under way)."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "ir_bright", "-q", "bm25", DATASET, "-o", str(run)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    deadline = time.monotonic() + 240
+    while time.monotonic() < deadline and proc.poll() is None:
+        workers = {p: c for p, c in children(proc.pid).items() if "spawn_main" in c}
+        if len(workers) >= 2:
+            time.sleep(0.5)  # let them take their first batches
+            return proc, children(proc.pid)
+        time.sleep(0.05)
+    proc.kill()
+    pytest.fail(f"no worker processes seen: {proc.communicate()[1].decode()[-2000:]}")
+
+
+def assert_gone_within(pids, seconds: float) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline and any(map(alive, pids)):
+        time.sleep(0.05)
+    left = [pid for pid in pids if alive(pid)]
+    for pid in left:
+        os.kill(pid, signal.SIGKILL)
+    assert not left, f"processes left running: {left}"
+
+
+def index_folder() -> Path:
+    import ir_datasets
+
+    from ir_bright import bm25
+
+    return bm25.index_folder(ir_datasets.load(DATASET))
+
+
+def assert_nothing_half_built(run: Path, cleaned: bool = True) -> None:
+    """No index and no run: each is renamed into place only once whole. ``cleaned``: the
+    command could clean up, so not even the partial run (opened first, so that an unwritable
+    output fails before any work) is left."""
+    assert not index_folder().exists()
+    assert not run.exists()
+    assert not (cleaned and run.with_name(run.name + ".part").exists())
+
+
+def rerun(run: Path) -> str:
+    proc = subprocess.run(
+        [sys.executable, "-m", "ir_bright", "-q", "bm25", DATASET, "-o", str(run)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert proc.returncode == 0, proc.stderr
+    return run.read_text()
+
+
+@pytest.mark.parametrize(
+    "signum, status", [(signal.SIGTERM, 143), (signal.SIGINT, 130)], ids=["SIGTERM", "SIGINT"]
+)
+def test_a_signal_mid_build_ends_the_command_and_its_workers_within_seconds(
+    bright, tmp_path, signum, status
+):
+    run = tmp_path / "run.trec"
+    proc, kids = start_bm25(run)
+    sent = time.monotonic()
+    proc.send_signal(signum)
+    try:
+        proc.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        pytest.fail(f"still running 15 s after {signum.name}")
+    assert proc.returncode == status, proc.stderr.read().decode()
+    assert time.monotonic() - sent < 10
+    assert_gone_within(kids, 5)
+    assert_nothing_half_built(run)
+    if signum == signal.SIGTERM:
+        again = rerun(run)
+        shutil.rmtree(index_folder())
+        assert again == rerun(tmp_path / "clean.trec")  # a clean build's run
+
+
+def test_workers_exit_by_themselves_when_the_command_is_killed(bright, tmp_path):
+    run = tmp_path / "run.trec"
+    proc, kids = start_bm25(run)
+    proc.kill()  # SIGKILL: no handler, no cleanup in the command itself
+    proc.wait(timeout=15)
+    assert_gone_within(kids, 5)
+    assert_nothing_half_built(run, cleaned=False)
+    assert rerun(run).count("\n") == 3 * 1000
