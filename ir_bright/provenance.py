@@ -112,13 +112,19 @@ def provenance(
     return {**result, **(extra or {})}
 
 
-def write_run_provenance(run: Path | str, dataset: Any, extra: dict[str, Any]) -> Path:
+def write_run_provenance(
+    run: Path | str,
+    dataset: Any,
+    extra: dict[str, Any],
+    entities: Iterable[str] = ("docs", "queries"),
+) -> Path:
     """Write ``<run>.json`` beside the run file ``run`` (replaced whole): the provenance of the
-    docs and queries ``dataset`` (an id or a dataset) ranked them from, with ``protocol`` None
-    and no measures, plus ``extra`` (a retriever's parameters and analyzer); return its path."""
+    ``entities`` of ``dataset`` (an id or a dataset) the run was ranked from, with
+    ``protocol`` None and no measures, plus ``extra`` (a retriever's parameters and
+    analyzer); return its path."""
     run = Path(run)
     target = run.with_name(run.name + ".json")
-    about = provenance([dataset_provenance(dataset, ("docs", "queries"))], None, [], extra)
+    about = provenance([dataset_provenance(dataset, entities)], None, [], extra)
     try:
         with replaced_atomically(target) as out:
             out.write((json.dumps(about, indent=1) + "\n").encode())

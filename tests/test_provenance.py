@@ -265,3 +265,26 @@ def test_a_runs_provenance_is_written_beside_it(mirror, hub_root, tmp_path):
     by_path = {f["path"]: f for f in described["files"]}
     assert by_path[DOCUMENTS]["sha256"] == served_sha256(hub_root, DOCUMENTS)
     assert by_path[EXAMPLES]["commit"] == MIRROR_COMMIT
+
+
+def test_bm25_writes_the_runs_provenance_beside_it(mirror, hub_root, tmp_path, capsys):
+    pytest.importorskip("bm25s")
+    run = tmp_path / "runs" / "bright__biology.trec"
+    assert main(["bm25", "bright/biology", "-o", str(run), "--k1", "1.2"]) == 0
+    about = json.loads((tmp_path / "runs" / "bright__biology.trec.json").read_text())
+    assert about["bm25"]["k1"] == 1.2 and about["bm25"]["b"] == 0.4
+    assert about["bm25"]["analyzer"] and about["bm25"]["query_side"] is False
+    (dataset,) = about["datasets"]
+    assert dataset["commit"] == MIRROR_COMMIT
+    by_path = {f["path"]: f for f in dataset["files"]}
+    assert by_path[DOCUMENTS]["sha256"] == served_sha256(hub_root, DOCUMENTS)
+    assert EXAMPLES in by_path  # the queries' file
+    assert main(["report", str(run.parent), "-b", "bright", "--format", "json"]) == 0
+    assert [r["system"] for r in json.loads(capsys.readouterr().out)["rows"]] == ["runs"]
+
+
+def test_bm25_to_stdout_writes_no_provenance_file(mirror, tmp_path, capsys, monkeypatch):
+    pytest.importorskip("bm25s")
+    monkeypatch.chdir(tmp_path)
+    assert main(["bm25", "bright/biology"]) == 0
+    assert capsys.readouterr().out and not list(tmp_path.glob("*.json"))  # cwd: none
