@@ -194,7 +194,8 @@ def fetch(files: Iterable[Any]) -> tuple[int, int]:
 def describe(dataset_id: str) -> dict[str, Any]:
     """What a dataset is and what of it is cached, as ``ir-bright info`` prints it: ``id``,
     ``name``, ``description``, ``official_measures``, ``website``, ``counts``, ``files``
-    (path, url, size, cached, local_path, damaged), ``bm25_indexes`` and, where they apply,
+    (path, url, size, cached, local_path, damaged, provenance: see
+    :func:`ir_bright.hub.file_provenance`), ``bm25_indexes`` and, where they apply,
     ``summary`` and ``adjusted_qrels``."""
     from . import registry
 
@@ -232,7 +233,15 @@ def _file_state(file: Any) -> dict[str, Any]:
         "cached": cached is not None,
         "local_path": str(cached or file.shared().local_path),
         "damaged": damage(file) if cached is not None else None,
+        "provenance": _provenance(file) if cached is not None else None,
     }
+
+
+def _provenance(file: Any) -> dict[str, Any] | None:
+    """Where the cached copy came from (repository, commit, checksums, fetch time; computed
+    once for a file cached before that was recorded), or None for a stand-in."""
+    describe = getattr(file, "provenance", None)
+    return describe() if describe is not None else None
 
 
 def _adjusted_qrels(dataset: Any) -> dict[str, Any] | None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import json
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
@@ -33,3 +34,11 @@ def write_run(path: Path, run: Run, compress: bool = False) -> Path:
 def qrels_of(dataset_id: str) -> dict[tuple[str, str], int]:
     """``{(query_id, doc_id): relevance}`` as ir_datasets yields the dataset's qrels."""
     return {(q.query_id, q.doc_id): q.relevance for q in ir_datasets.load(dataset_id).qrels_iter()}
+
+
+def json_scores(text: str) -> dict:
+    """The scores of ``evaluate --format json``: every key but ``provenance``
+    (tests/test_provenance.py checks that one)."""
+    found = json.loads(text)
+    found.pop("provenance")
+    return found

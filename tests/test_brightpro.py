@@ -338,7 +338,7 @@ def test_bm25_runs_on_a_bright_pro_corpus(pro, tmp_path, capsys):
     lines = run.read_text().splitlines()
     assert lines and {line.split()[0] for line in lines} == {"0"}
     assert main(["evaluate", "bright-pro/earth-science", str(run), "--format", "json"]) == 0
-    (values,) = json.loads(capsys.readouterr().out).values()
+    values = json.loads(capsys.readouterr().out)[str(run)]
     assert set(values) == {"wAlpha_nDCG@25", "A_Recall@25", "nDCG@10"}
 
 

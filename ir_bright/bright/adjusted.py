@@ -100,6 +100,10 @@ class AdjustedQrels(BaseQrels):
 
     # -- ir_datasets' qrels interface ----------------------------------------------------------
 
+    def qrels_hub_files(self) -> list[Any]:
+        """The hub files the qrels depend on: BRIGHT's qrels and the corpus (its twins)."""
+        return [*self.base.qrels_hub_files(), self.docs_file]
+
     def qrels_iter(self) -> Iterator[TrecQrel]:
         """BRIGHT's qrels of each query with the added twins after its gold ids (computed on
         first use: that downloads the corpus if it is not cached)."""

@@ -140,6 +140,14 @@ class BrightQueries(_ExamplesQueries):
                 )
             )
 
+    def queries_hub_files(self) -> list[hub.HubFile]:
+        """The hub files the queries are read from: ``examples`` and every reasoning config."""
+        models = REASON_FIELDS.values()
+        return [
+            _file("examples", self._split),
+            *(_file(_reason_config(m), self._split) for m in models),
+        ]
+
     def query_texts(self) -> Iterator[tuple[str, str]]:
         """``(query id, post)`` of every query, from ``examples`` alone."""
         rows = self._examples()
@@ -161,6 +169,10 @@ class BrightReasoningQueries(_ExamplesQueries):
     def __init__(self, split: str, model: str):
         super().__init__(split)
         self._model = model
+
+    def queries_hub_files(self) -> list[hub.HubFile]:
+        """The hub files the queries are read from: ``examples`` and the model's config."""
+        return [_file("examples", self._split), _file(_reason_config(self._model), self._split)]
 
     def queries_iter(self) -> Iterator[BrightReasoningQuery]:
         """Yield ``BrightReasoningQuery`` records in the ``examples`` row order."""
@@ -204,6 +216,10 @@ class BrightQrels(BaseQrels):
     def examples_file(self) -> hub.HubFile:
         """The hub file the judgements are read from (``examples/<split>``)."""
         return _file("examples", self._split)
+
+    def qrels_hub_files(self) -> list[hub.HubFile]:
+        """The hub files the qrels are read from (``examples``)."""
+        return [self.examples_file()]
 
     def qrels_count(self) -> int | None:
         """The number of qrels if ``examples`` is cached, else None (the recorded count is used)."""

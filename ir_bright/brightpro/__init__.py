@@ -102,6 +102,10 @@ class ProQueries(BaseQueries):
             # _make: a missing reference answer is None (see ir_bright.records)
             yield BrightProQuery._make((row["id"], row["query"], row.get("reference_answer")))
 
+    def queries_hub_files(self) -> list[Any]:
+        """The hub files (or a stand-in until listed) the queries are read from."""
+        return self._examples.file.hub_files()
+
     def queries_count(self) -> int | None:
         """The number of queries when ``examples`` is cached, else the subset's size or None."""
         if self._examples.cached():
@@ -153,6 +157,11 @@ class ProQrels(BaseQrels):
         for row in self._examples.rows():
             yield from pro_qrels(row["id"], row.get("gold_ids"), row.get("excluded_ids"), maps)
 
+    def qrels_hub_files(self) -> list[Any]:
+        """The hub files (or stand-ins until listed) the qrels are read from: the examples
+        and the aspects."""
+        return [*self._examples.file.hub_files(), *self._aspects.file.hub_files()]
+
     def qrels_count(self) -> int | None:
         """The number of qrels when the files are cached, else None."""
         file = self._aspects.file
@@ -173,6 +182,10 @@ class ProQrels(BaseQrels):
 
 class ProDocs(ParquetDocs):
     """The corpus of a domain (``GenericDoc``), read from its rewritten parquet file."""
+
+    def docs_hub_files(self) -> list[Any]:
+        """The hub files (or a stand-in until listed) the corpus was rewritten from."""
+        return self._hub_file.hub_files()
 
     def docs_count(self) -> int | None:
         """The number of documents: the rewritten corpus's, else the cached parquet hub

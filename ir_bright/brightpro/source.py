@@ -204,6 +204,10 @@ class DocsFile:
         """Whether the rewritten corpus exists."""
         return self.local_path.is_file()
 
+    def hub_files(self) -> list[hub.HubFileLike]:
+        """The ``documents`` hub files of the split (or a stand-in until listed)."""
+        return self._split.hub_files()
+
     def hub_row_count(self) -> int | None:
         """The number of documents from the cached hub files' parquet footers (before the
         rewrite), or None (not listed, not all cached, or not parquet)."""

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 import logging
+from pathlib import Path
+from typing import Any
 
 from ..errors import IrBrightError
 from ..outputs import Output
@@ -104,4 +106,26 @@ def _run(args: argparse.Namespace) -> int:
         lines = bm25.write_trec(ranked, out, tag)
     if output.path is not None:
         logger.info("wrote %d lines to %s", lines, output.path)
+    if output.path is not None and not output.in_place:  # a file: RUN.json beside it
+        _write_provenance(output.path, args, params, tag)
     return 0
+
+
+def _write_provenance(path: Path, args: argparse.Namespace, params: Any, tag: str) -> None:
+    """``RUN.json``: the data the run was ranked from, the BM25 parameters and analyzer."""
+    from .. import bm25
+    from ..provenance import write_run_provenance
+
+    settings = {
+        "k1": params.k1,
+        "b": params.b,
+        "lucene_norms": params.lucene_norms,
+        "query_side": args.query_side,
+        "depth": args.depth,
+        "analyzer": bm25.ANALYSIS,
+        "tag": tag,
+        "queries_file": args.queries,
+    }
+    entities = ("docs",) if args.queries is not None else ("docs", "queries")
+    written = write_run_provenance(path, args.id, {"bm25": settings}, entities)
+    logger.info("wrote the run's provenance to %s", written)

@@ -6,6 +6,13 @@ Every run is read and scored before anything is printed, so a bad run gives one 
 warnings to stderr. ``--stock`` adds, beside each official value, the value stock ir_measures
 gives the same run and the dataset's qrels (excluded documents left in place), labelled
 ``stock:<measure>``.
+
+``--format json`` writes ``{run path: scores, ..., "provenance": {...}}``: the run paths stay
+the top-level keys they always were, beside one more key, ``provenance``
+(:func:`ir_bright.provenance.provenance`: the ir_bright version, the protocol, the measures
+as named in the output, ``stock:`` ones included, and the hub repository, commit and sha256
+of each file the qrels were read from). A run given as ``provenance`` is refused there:
+name it ``./provenance``.
 """
 
 from __future__ import annotations
@@ -26,6 +33,7 @@ if TYPE_CHECKING:
 FORMATS = ("table", "json", "csv")
 Results = list[tuple[str, dict[str, Any]]]  # (run path, scores) in command-line order
 MEAN_ROW = "all"
+PROVENANCE = "provenance"  # the key of the json output beside the run paths
 
 EPILOG = """\
 Every measure is computed under the official protocol: each query's excluded documents are
@@ -94,10 +102,17 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace) -> int:
     """Score every run and print the results; errors propagate as IrBrightError."""
+    from ..errors import IrBrightError
     from ..outputs import Output
+    from ..provenance import provenance
     from ..scoring import Scorer
     from ..scoring.stock import STOCK, StockScorer
 
+    if args.format == "json" and PROVENANCE in args.runs:
+        raise IrBrightError(
+            f"a run named {PROVENANCE!r} would clash with the json output's {PROVENANCE!r} "
+            f"key: give it as ./{PROVENANCE}"
+        )
     output = Output(args.output, "the results", inputs=args.runs)
     scorer = Scorer(args.dataset, args.measures)
     stock = StockScorer(scorer) if args.stock else None
@@ -105,6 +120,9 @@ def run(args: argparse.Namespace) -> int:
     names = scorer.names
     if stock is not None:
         names = [name for official in names for name in (official, STOCK + official)]
+    if args.format == "json":  # after scoring: the files read are cached by now
+        about = provenance([args.dataset], "official", names)
+        results = [*results, (PROVENANCE, about)]
     write = {"table": _write_table, "json": _write_json, "csv": _write_csv}[args.format]
     with output.open(newline="") as out:
         write(out, results, names, args.per_query)

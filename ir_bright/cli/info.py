@@ -42,6 +42,17 @@ def _adjusted_lines(adjusted: dict[str, Any]) -> list[str]:
     ]
 
 
+def _provenance_lines(facts: dict[str, Any] | None) -> list[str]:
+    """Where a cached file came from: repository, commit, sha256, fetch time."""
+    if not facts:
+        return []
+    fetched = facts["fetched_at"] or "unknown (cached before ir_bright recorded it)"
+    return [
+        f"    from {facts['repo']} at commit {facts['commit']}, fetched {fetched}",
+        f"    sha256 {facts['sha256']}",
+    ]
+
+
 def run(args: argparse.Namespace) -> int:
     """Print the dataset's description (text or JSON)."""
     from .. import catalog
@@ -77,6 +88,7 @@ def _text(info: dict[str, Any]) -> list[str]:
                 state = "cached but DAMAGED: delete it and run `ir-bright download` again"
             size = human_size(file["size"])
             lines.append(f"  {file['path']} ({size}, {state}): {file['local_path']}")
+            lines += _provenance_lines(file.get("provenance"))
     for folder in info["bm25_indexes"]:
         lines.append(f"bm25 index: {folder}")
     if "adjusted_qrels" in info:

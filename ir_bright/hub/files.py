@@ -25,7 +25,7 @@ from ..errors import OfflineError
 from ..store.derived import file_lock, refuse_symlink
 from . import transfer
 from .config import cache_home, endpoint, make_folder, offline, redact, revision, verification_mode
-from .provenance import file_provenance
+from .provenance import file_provenance, watch
 
 __all__ = ["HubFile", "HubFileLike", "catalogue"]
 
@@ -137,9 +137,15 @@ class HubFile:
 
     def ensure(self) -> tuple[Path, int]:
         """The verified local copy and the bytes THIS process downloaded for it (0 when it was
-        cached already, or another process fetched it meanwhile)."""
+        cached already, or another process fetched it meanwhile); files of one repository
+        used at two commits are named in a warning (:func:`~ir_bright.hub.provenance.watch`)."""
+        path, fetched = self._ensure()
+        watch(path)
+        return path, fetched
+
+    def _ensure(self) -> tuple[Path, int]:
         if self.shared() is not self:
-            return self.shared().ensure()
+            return self.shared()._ensure()
         found = self.cached_path()
         if found is not None:
             return found, 0

@@ -9,6 +9,16 @@ the bytes cached), ``size`` (bytes) and ``fetched_at`` (UTC, ISO 8601 with ``Z``
 A file cached before this record existed (or by ir_datasets itself) gets its sha256 and md5
 computed once, with ``commit`` ``"unknown"`` and ``fetched_at`` None: never invented. The
 sidecar is trusted only while the file keeps the size and modification time it records.
+
+Files of one repository fetched at two different known commits are mixed data (BRIGHT's
+cache paths do not depend on the revision, so a file cached before a change of
+``IR_BRIGHT_REVISION`` or of the hub's ``main`` stays in use): :func:`watch`, called for
+every file a command uses, logs one warning per repository and new commit naming a file at
+each commit. It warns rather than refuses: a commit is the repository's state when the file
+was fetched, not the last change of the file, so two commits often hold the same bytes (a
+commit that edited other files), and an offline machine could not repair the cache anyway.
+To take one commit: delete the cached files named (their ``.provenance.json`` beside them
+goes with them) and pin ``IR_BRIGHT_REVISION`` to that commit before fetching again.
 """
 
 from __future__ import annotations
@@ -22,8 +32,17 @@ from pathlib import Path
 from typing import Any
 
 from ..store.derived import file_lock, refuse_symlink, replaced_atomically
+from .config import cache_home
 
-__all__ = ["SUFFIX", "UNKNOWN", "commit_from_headers", "file_provenance", "record"]
+__all__ = [
+    "SUFFIX",
+    "UNKNOWN",
+    "commit_from_headers",
+    "file_provenance",
+    "record",
+    "recorded",
+    "watch",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -32,6 +51,9 @@ UNKNOWN = "unknown"
 KEYS = ("repo", "revision", "commit", "path", "sha256", "md5", "size", "fetched_at")
 _COMMIT = re.compile(r"^[0-9a-f]{40}([0-9a-f]{24})?$")  # sha1, or sha256 object names
 _READ_BYTES = 1 << 20
+# (cache home, repository) -> {known commit: the first file seen at it}, for this process
+_COMMITS_SEEN: dict[tuple[str, str], dict[str, str]] = {}
+_WATCHED: set[tuple[Path, int]] = set()  # (file, modification time): each version once
 
 
 def commit_from_headers(responses: Any) -> str | None:
@@ -127,3 +149,38 @@ def _read(path: Path) -> dict[str, Any] | None:
     if (stored.get("file_size"), stored.get("file_mtime_ns")) != current:
         return None
     return stored
+
+
+def recorded(path: Path | str) -> dict[str, Any] | None:
+    """The facts of ``path``'s sidecar while it still describes the file, else None; never
+    hashes the file (cheap enough for every use of a file)."""
+    stored = _read(Path(path))
+    return None if stored is None else {key: stored.get(key) for key in KEYS}
+
+
+def watch(path: Path) -> None:
+    """Note that this process uses the cached hub file ``path``; the first file of a
+    repository at a second known commit logs one warning naming both files and commits."""
+    try:
+        version = (path, path.stat().st_mtime_ns)
+    except OSError:
+        return
+    if version in _WATCHED:
+        return
+    _WATCHED.add(version)
+    facts = recorded(path)
+    if facts is None or not facts.get("repo") or facts.get("commit") in (None, UNKNOWN):
+        return
+    seen = _COMMITS_SEEN.setdefault((str(cache_home()), facts["repo"]), {})
+    if facts["commit"] in seen:
+        return
+    seen[facts["commit"]] = f"{facts.get('path') or path.name} (cached as {path})"
+    if len(seen) > 1:
+        files = "; ".join(f"{file} at {commit}" for commit, file in seen.items())
+        logger.warning(
+            "hub files of %s come from %d commits (%s): results mix them. To use one, delete "
+            "the cached files of the other commits and pin IR_BRIGHT_REVISION to a commit",
+            facts["repo"],
+            len(seen),
+            files,
+        )

@@ -19,6 +19,7 @@ import warnings
 from collections.abc import Callable, Iterable, Iterator
 from functools import cached_property
 from pathlib import Path
+from typing import Any
 
 from ir_datasets.formats import BaseDocs
 from ir_datasets.indices import Docstore
@@ -228,6 +229,10 @@ class ImageDocs(BaseDocs):
                 if path in formats and path not in emitted:
                     emitted.add(path)
                     yield MMBrightImageDoc(path, blobs[i].as_py(), formats[path])
+
+    def docs_hub_files(self) -> list[Any]:
+        """The hub file the images are read from (``document_images``)."""
+        return [self._corpus().hub_file]
 
     def docs_store(self, field: str = "doc_id") -> ImageDocstore:
         """Random access by path; only the id -> row index is held in memory."""

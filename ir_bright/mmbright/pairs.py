@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable, Iterator
 from functools import cached_property
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ir_datasets.formats import BaseDocs
 from ir_datasets.indices import Docstore
@@ -144,6 +144,11 @@ class PairDocs(BaseDocs):
         """Every pair, generated in corpus order."""
         return self._corpus().pairs()
 
+    def docs_hub_files(self) -> list[Any]:
+        """The hub files the pairs are built from: the passages and the document images."""
+        corpus = self._corpus()
+        return [corpus.passages_file, corpus.images.hub_file]
+
     def docs_store(self, field: str = "doc_id") -> PairDocstore:
         """Random access by pair id."""
         return PairDocstore(self._corpus())
@@ -152,7 +157,7 @@ class PairDocs(BaseDocs):
         """Published nowhere: known once the passages and document images are cached (the
         pairs are counted once, by id, then the count is stored)."""
         corpus = self._corpus()
-        inputs = [corpus.passages_file, corpus.images.hub_file]
+        inputs = self.docs_hub_files()
         count = lambda: sum(1 for _ in corpus.pair_ids())  # noqa: E731
         return cached_count(f"pairs {self._rule}", inputs, count)
 

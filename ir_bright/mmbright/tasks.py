@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 
 from ir_datasets.formats import BaseQrels, BaseQueries, TrecQrel
 
+from ..hub import HubFile
 from ..judgements import EXCLUDED, query_qrels
 from ..records import MMBrightMultimodalQuery, MMBrightQuery
 from ..store.counts import cached_count
@@ -64,6 +65,10 @@ class _Queries(BaseQueries):
 class TextQueries(_Queries):
     """Task 1's queries: the ``examples`` rows."""
 
+    def queries_hub_files(self) -> list[HubFile]:
+        """The hub files the queries are read from (``examples``)."""
+        return [file(EXAMPLES, self._domain)]
+
     def queries_iter(self) -> Iterator[MMBrightQuery]:
         """``MMBrightQuery`` records in the hub's row order (repeated texts kept)."""
         for row in query_rows(EXAMPLES, self._domain):
@@ -80,6 +85,10 @@ class MultimodalQueries(_Queries):
     def __init__(self, domain: str, images: Callable[[], ImageCorpus]):
         super().__init__(domain)
         self._images = images
+
+    def queries_hub_files(self) -> list[HubFile]:
+        """The hub files the queries are read from: the rows and the query images."""
+        return [file(MULTIMODAL, self._domain), self._images().hub_file]
 
     def queries_iter(self) -> Iterator[MMBrightMultimodalQuery]:
         """``MMBrightMultimodalQuery`` records in the hub's row order."""
@@ -125,9 +134,13 @@ class TextQrels(_Qrels):
         for row in query_rows(self._config, self._domain):
             yield from query_qrels(row.query_id, ((g, 1) for g in row.gold_ids), row.negative_ids)
 
+    def qrels_hub_files(self) -> list[HubFile]:
+        """The hub files the qrels are read from (the query rows)."""
+        return [file(self._config, self._domain)]
+
     def qrels_count(self) -> int | None:
         """Known once the query file is cached."""
-        return self._count(f"qrels {self._config}", [file(self._config, self._domain)])
+        return self._count(f"qrels {self._config}", self.qrels_hub_files())
 
 
 class ImageQrels(_Qrels):
@@ -143,9 +156,13 @@ class ImageQrels(_Qrels):
         for row in query_rows(MULTIMODAL, self._domain):
             yield from query_qrels(row.query_id, ((p, 1) for p in row.positive_images))
 
+    def qrels_hub_files(self) -> list[HubFile]:
+        """The hub files the qrels are read from (``examples_multimodal``)."""
+        return [file(MULTIMODAL, self._domain)]
+
     def qrels_count(self) -> int | None:
         """Known once ``examples_multimodal`` is cached."""
-        return self._count("qrels task3", [file(MULTIMODAL, self._domain)])
+        return self._count("qrels task3", self.qrels_hub_files())
 
 
 @dataclass
@@ -211,9 +228,12 @@ class PairQrels(_Qrels):
         """The qrels query by query, in row order."""
         yield from task4_judgements(self._corpus()).qrels
 
+    def qrels_hub_files(self) -> list[HubFile]:
+        """The hub files the qrels depend on: passages, document images, multimodal rows."""
+        domain = self._corpus().domain
+        return [file(config, domain) for config in (DOCUMENTS, DOC_IMAGES, MULTIMODAL)]
+
     def qrels_count(self) -> int | None:
         """Known once the passages, document images and multimodal queries are cached (the
         image verdict is computed then if it is not yet)."""
-        corpus = self._corpus()
-        inputs = [file(c, corpus.domain) for c in (DOCUMENTS, DOC_IMAGES, MULTIMODAL)]
-        return self._count(f"qrels task4 {corpus.rule}", inputs)
+        return self._count(f"qrels task4 {self._corpus().rule}", self.qrels_hub_files())

@@ -1,6 +1,11 @@
 """A comparison's records (:func:`~ir_bright.results.comparison.compare`) as a table: markdown
 or LaTeX (x100, significance marked, a legend), csv or json (one record per comparison,
-unrounded; NaN is empty or null), and as a chart of the differences."""
+unrounded; NaN is empty or null), and as a chart of the differences.
+
+In json each record also carries ``provenance`` (:func:`ir_bright.provenance.provenance`):
+the data its numbers were computed from, the hub repository, commit and sha256 of each file
+the dataset's qrels were read from (for a whole-benchmark record, every dataset compared).
+It is a key of the json records only: the DataFrame keeps :data:`RECORD_KEYS`."""
 
 from __future__ import annotations
 
@@ -70,6 +75,8 @@ def format_comparison(
     labels = labels or {}
     raw = [[_csv_value(r[k]) for k in RECORD_KEYS] for r in records]
     document = [{k: r[k] for k in RECORD_KEYS} for r in records]
+    if fmt == "json":
+        _add_provenance(document)
     baseline_setting = getattr(frame, "attrs", {}).get("baseline_setting")
     return render(
         _grid(records, labels, options, baseline_setting),
@@ -78,6 +85,33 @@ def format_comparison(
         document=document,
         error=CompareError,
     )
+
+
+def _add_provenance(document: list[dict[str, Any]]) -> None:
+    """Give each record the provenance of its dataset, a whole-benchmark record that of every
+    dataset compared (each dataset described once; nothing is fetched)."""
+    from ..provenance import dataset_provenance, provenance
+
+    described = {
+        name: dataset_provenance(name)
+        for name in dict.fromkeys(str(r["dataset"]) for r in document)
+        if _has_qrels(name)
+    }
+    for record in document:
+        name = str(record["dataset"])
+        datasets = [described[name]] if name in described else list(described.values())
+        record["provenance"] = provenance(datasets, "official", [record["measure"]])
+
+
+def _has_qrels(name: str) -> bool:
+    """Whether ``name`` is a dataset with qrels (not a benchmark, nor a collection's root)."""
+    from ..errors import IrBrightError
+    from ..registry import load
+
+    try:
+        return bool(load(name).has_qrels())
+    except IrBrightError:
+        return False
 
 
 def _csv_value(value: Any) -> Any:

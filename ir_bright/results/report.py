@@ -153,8 +153,11 @@ def grid(table: Table) -> Grid:
 
 
 def format_table(table: Table, fmt: str = "markdown") -> str:
-    """The table as markdown, csv, latex or json text."""
-    return render(grid(table), fmt, document=_as_json(table), error=ReportError)
+    """The table as markdown, csv, latex or json text; json also carries the ``provenance``
+    of the scored cells (:func:`ir_bright.provenance.provenance`: per dataset scored, the
+    hub repository, commit and sha256 of each file its qrels were read from)."""
+    document = _as_json(table) if fmt == "json" else None  # provenance only when written
+    return render(grid(table), fmt, document=document, error=ReportError)
 
 
 def _as_json(table: Table) -> dict[str, Any]:
@@ -177,7 +180,18 @@ def _as_json(table: Table) -> dict[str, Any]:
         "measure": table.measure,
         "columns": columns,
         "rows": rows,
+        "provenance": _provenance(table),
     }
+
+
+def _provenance(table: Table) -> dict[str, Any]:
+    """The provenance of the datasets a system's row has a value for (published rows carry
+    their own source)."""
+    from ..provenance import provenance
+
+    ours = [row for row in table.rows if not row.reference]
+    scored = [i for i in table.benchmark.ids if any(r.values.get(i) is not None for r in ours)]
+    return provenance(scored, "official", [table.measure])
 
 
 def _check_json(checks: dict[str, Check]) -> dict[str, Any]:

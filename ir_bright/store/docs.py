@@ -140,6 +140,10 @@ class ParquetDocs(BaseDocs):
         columns = [self.ID_COLUMN, self.TEXT_COLUMN]
         self._store = ArrowStore(self.docs_path, self.ID_COLUMN, columns, spec=DOCS_SPEC)
 
+    def docs_hub_files(self) -> list[Any]:
+        """The hub files the documents are read from (for their provenance)."""
+        return [self._hub_file]
+
     def docs_path(self, force: bool = True) -> Path:
         """The cached parquet file (downloaded when ``force``)."""
         return self._hub_file.fetch() if force else self._hub_file.shared().local_path

@@ -1,0 +1,171 @@
+"""The provenance of a number: which hub files, fetched at which commit, gave it, and how.
+
+:func:`provenance` is the object the JSON outputs carry under the key ``provenance``::
+
+    {"ir_bright": "0.2.0", "protocol": "official", "measures": ["nDCG@10"],
+     "datasets": [<dataset_provenance(...)>, ...]}
+
+:func:`dataset_provenance` describes the hub files one dataset's entities (``docs``,
+``queries``, ``qrels``) are read from, for BRIGHT, MM-BRIGHT and BRIGHT-Pro alike (each
+component lists them as ``<entity>_hub_files()``)::
+
+    {"dataset": "bright/biology", "repo": "xlangai/BRIGHT", "commit": "3066d29c...",
+     "known_as": "MTEB BRIGHT(v1.1)", "mixed_commits": false,
+     "files": [{"path": "examples/biology-00000-of-00001.parquet", "sha256": "...",
+                "md5": "...", "size": 123, "commit": "3066d29c...",
+                "fetched_at": "2026-01-01T00:00:00Z"}]}
+
+Only cached files are described (a number was computed from them): nothing is fetched. A
+file's facts come from the record written beside it at download
+(:func:`ir_bright.hub.file_provenance`); a file cached before that record existed has its
+checksums computed once and ``commit`` ``"unknown"``, never a guessed one.
+
+``commit`` is the commit every described file was fetched at (``"unknown"`` when none says),
+and None when they differ; ``known_as`` names it when it is one of the known revisions of
+``ir_bright/etc/revisions.json`` (who pins it, what changed between them), else None.
+``mixed_commits`` is true when two files were fetched at two different known commits: the
+number then mixes two states of the hub repository, and every command reading them has said
+so in a warning (:func:`ir_bright.hub.provenance.watch`). To
+score one state: delete the cached files of the other commit (``ir-bright info ID`` lists
+them with their commits), set ``IR_BRIGHT_REVISION`` to the wanted commit (the known BRIGHT
+revisions are in ``ir_bright/etc/revisions.json``) and run the command again.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from . import registry
+from ._version import __version__
+from .errors import IrBrightError
+from .hub.provenance import UNKNOWN
+from .store.derived import replaced_atomically
+
+__all__ = [
+    "ENTITIES",
+    "PROTOCOLS",
+    "dataset_provenance",
+    "known_revisions",
+    "provenance",
+    "write_run_provenance",
+]
+
+ENTITIES = ("docs", "queries", "qrels")
+PROTOCOLS = ("official", "stock")
+FILE_KEYS = ("path", "sha256", "md5", "size", "commit", "fetched_at")
+
+
+def dataset_provenance(dataset: Any, entities: Iterable[str] = ("qrels",)) -> dict[str, Any]:
+    """The provenance of ``dataset`` (an id or an ir_datasets dataset) for ``entities``: its
+    hub repository, the commit its cached files were fetched at, and each file's facts."""
+    entities = tuple(entities)
+    unknown = [entity for entity in entities if entity not in ENTITIES]
+    if unknown:
+        raise ValueError(f"unknown entity {unknown[0]!r}: give one of {', '.join(ENTITIES)}")
+    label = dataset if isinstance(dataset, str) else _dataset_id(dataset)
+    dataset = registry.load(dataset)
+    found = (_facts(file) for file in _hub_files(dataset, entities))
+    # twins (one file cached for two paths) are described once, as the file fetched
+    facts = list({(f["path"], f["sha256"]): f for f in found if f}.values())
+    repos = sorted({f["repo"] for f in facts if f.get("repo")})
+    commits = {f["commit"] for f in facts}
+    commit = next(iter(commits)) if len(commits) == 1 else None
+    known_as = None
+    if len(repos) == 1 and commit is not None:
+        known_as = known_revisions().get((repos[0], commit))
+    return {
+        "dataset": label,
+        "repo": repos[0] if len(repos) == 1 else (repos or None),
+        "commit": commit,
+        "known_as": known_as,
+        "mixed_commits": len(commits - {UNKNOWN, None}) > 1,
+        "files": [{key: f.get(key) for key in FILE_KEYS} for f in facts],
+    }
+
+
+def provenance(
+    datasets: Iterable[Any],
+    protocol: str | None,
+    measures: Sequence[Any],
+    extra: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The ``provenance`` object of an output: the ir_bright version, the protocol
+    (``official`` or ``stock``; None for a run, which no measure scored yet), the measures (as
+    named in the output) and each dataset's provenance; ``datasets`` holds ids, datasets
+    (their qrels described) or objects made by :func:`dataset_provenance`. ``extra`` adds
+    keys (a retriever's parameters, say)."""
+    if protocol is not None and protocol not in PROTOCOLS:
+        raise ValueError(f"unknown protocol {protocol!r}: give one of {', '.join(PROTOCOLS)}")
+    described = [d if isinstance(d, dict) else dataset_provenance(d) for d in datasets]
+    result = {
+        "ir_bright": __version__,
+        "protocol": protocol,
+        "measures": [str(measure) for measure in measures],
+        "datasets": described,
+    }
+    clashes = sorted(set(extra or ()) & set(result))
+    if clashes:
+        raise ValueError(f"extra provenance key {clashes[0]!r} would replace a standard one")
+    return {**result, **(extra or {})}
+
+
+def write_run_provenance(
+    run: Path | str,
+    dataset: Any,
+    extra: dict[str, Any],
+    entities: Iterable[str] = ("docs", "queries"),
+) -> Path:
+    """Write ``<run>.json`` beside the run file ``run`` (replaced whole): the provenance of the
+    ``entities`` of ``dataset`` (an id or a dataset) the run was ranked from, with
+    ``protocol`` None and no measures, plus ``extra`` (a retriever's parameters and
+    analyzer); return its path."""
+    run = Path(run)
+    target = run.with_name(run.name + ".json")
+    about = provenance([dataset_provenance(dataset, entities)], None, [], extra)
+    try:
+        with replaced_atomically(target) as out:
+            out.write((json.dumps(about, indent=1) + "\n").encode())
+    except OSError as exc:
+        raise IrBrightError(
+            f"cannot write the run's provenance {target} ({exc.strerror or exc}): make its "
+            "folder writable"
+        ) from exc
+    return target
+
+
+def known_revisions() -> dict[tuple[str, str], str]:
+    """``{(repository, commit): name}`` of the known revisions (``etc/revisions.json``)."""
+    repos = registry.etc_json("revisions.json")["repos"]
+    return {
+        (repo, revision["commit"]): revision["known_as"]
+        for repo, about in repos.items()
+        for revision in about["revisions"]
+    }
+
+
+def _dataset_id(dataset: Any) -> str | None:
+    try:
+        return dataset.dataset_id()
+    except AttributeError:
+        return None
+
+
+def _hub_files(dataset: Any, entities: tuple[str, ...]) -> list[Any]:
+    """The hub files (or stand-ins) the entities are read from, each once, in order; a
+    dataset whose components do not list theirs gives every file it reads."""
+    files: list[Any] = []
+    for entity in entities:
+        lister = getattr(dataset, f"{entity}_hub_files", None)
+        if lister is None and dataset.has(entity):
+            lister = getattr(dataset, "hub_files", None)
+        files += lister() if lister is not None else []
+    return list(dict.fromkeys(files))
+
+
+def _facts(file: Any) -> dict[str, Any] | None:
+    """The recorded facts of a cached hub file, or None (not cached, or a stand-in)."""
+    describe = getattr(file, "provenance", None)
+    return describe() if describe is not None else None
