@@ -44,7 +44,7 @@ class MeasureError(IrBrightError, ValueError):
 
 
 class MissingDependencyError(IrBrightError, ImportError):
-    """An optional dependency (Pillow, bm25s, matplotlib, PyTerrier) is not installed."""
+    """An optional dependency (Pillow, PyStemmer, matplotlib, PyTerrier) is not installed."""
 
 
 def require(module: str, extra: str):

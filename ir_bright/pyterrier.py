@@ -150,7 +150,7 @@ def _bm25_class() -> type:
     transformer: Any = pt.Transformer
 
     class BrightBM25(transformer):
-        """ir_bright's BM25 baseline (bm25s, Lucene-like analysis) as a retriever."""
+        """ir_bright's BM25 baseline (Lucene's English analysis, in process) as a retriever."""
 
         def __init__(
             self, dataset: Any, k1: float, b: float, query_side: bool, num_results: int

@@ -268,7 +268,7 @@ def test_a_runs_provenance_is_written_beside_it(mirror, hub_root, tmp_path):
 
 
 def test_bm25_writes_the_runs_provenance_beside_it(mirror, hub_root, tmp_path, capsys):
-    pytest.importorskip("bm25s")
+    pytest.importorskip("Stemmer")  # the bm25 extra
     run = tmp_path / "runs" / "bright__biology.trec"
     assert main(["bm25", "bright/biology", "-o", str(run), "--k1", "1.2"]) == 0
     about = json.loads((tmp_path / "runs" / "bright__biology.trec.json").read_text())
@@ -284,7 +284,7 @@ def test_bm25_writes_the_runs_provenance_beside_it(mirror, hub_root, tmp_path, c
 
 
 def test_bm25_to_stdout_writes_no_provenance_file(mirror, tmp_path, capsys, monkeypatch):
-    pytest.importorskip("bm25s")
+    pytest.importorskip("Stemmer")  # the bm25 extra
     monkeypatch.chdir(tmp_path)
     assert main(["bm25", "bright/biology"]) == 0
     assert capsys.readouterr().out and not list(tmp_path.glob("*.json"))  # cwd: none
