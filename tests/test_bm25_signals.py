@@ -162,3 +162,17 @@ def test_workers_exit_by_themselves_when_the_command_is_killed(bright, tmp_path)
     assert_gone_within(kids, 5)
     assert_nothing_half_built(run, cleaned=False)
     assert rerun(run).count("\n") == 3 * 1000
+
+
+def test_workers_answer_in_order_and_hand_back_a_workers_error():
+    from ir_bright.bm25.workers import Workers
+
+    with Workers(2) as workers:
+        items = [str(n) for n in range(7)]
+        assert list(workers.ordered(int, items, lambda item: item)) == [
+            (item, int(item)) for item in items
+        ]
+    with pytest.raises(ValueError, match="invalid literal"):
+        with Workers(2) as workers:
+            list(workers.ordered(int, ["1", "x", "3"], lambda item: item))
+    assert workers._workers == []  # every worker killed and reaped
