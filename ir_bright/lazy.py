@@ -6,14 +6,18 @@ A module writes ``pa = lazy.module("pyarrow")`` (with the real import under
 ``TYPE_CHECKING`` for the type checker); the first attribute read imports the library. This
 is the one way ir_bright defers an import at module level (``importlib.util.LazyLoader``
 would put a half-made module into ``sys.modules`` for every other importer to meet).
+
+A package face that hands on its modules' names without importing them writes
+``__getattr__ = lazy.exports(__name__, {"name": "module", ...})`` (PEP 562).
 """
 
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable, Mapping
 from typing import Any
 
-__all__ = ["module"]
+__all__ = ["exports", "module"]
 
 
 class _Deferred:
@@ -38,3 +42,16 @@ class _Deferred:
 def module(name: str) -> Any:
     """``name`` (e.g. ``"pyarrow.parquet"``), imported when an attribute is first read."""
     return _Deferred(name)
+
+
+def exports(package: str, names: Mapping[str, str]) -> Callable[[str], Any]:
+    """A module ``__getattr__`` for ``package`` serving each of ``names`` (``{name: module}``)
+    from its module, imported on the first use of one of its names."""
+
+    def __getattr__(name: str) -> Any:
+        module = names.get(name)
+        if module is None:
+            raise AttributeError(f"module {package!r} has no attribute {name!r}")
+        return getattr(importlib.import_module(f"{package}.{module}"), name)
+
+    return __getattr__

@@ -9,8 +9,7 @@ importing ir_datasets.
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from .. import lazy
 
 _EXPORTS = {
     "Candidate": "reranking",
@@ -30,9 +29,4 @@ _EXPORTS = {
 
 __all__ = sorted(_EXPORTS)
 
-
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(f"{__name__}.{module}"), name)
+__getattr__ = lazy.exports(__name__, _EXPORTS)

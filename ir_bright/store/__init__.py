@@ -12,8 +12,7 @@ of its names (the package itself imports none of them).
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from .. import lazy
 
 _EXPORTS = {
     "ArrowStore": "arrow",
@@ -32,9 +31,4 @@ _EXPORTS = {
 
 __all__ = sorted(_EXPORTS)
 
-
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(f"{__name__}.{module}"), name)
+__getattr__ = lazy.exports(__name__, _EXPORTS)
