@@ -22,16 +22,15 @@ from __future__ import annotations
 
 import contextlib
 import os
-import signal
 import stat
 import sys
 import tempfile
-import threading
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import IO, TypeVar
 
 from .errors import IrBrightError
+from .signals import sigterm_exits
 
 __all__ = ["STDOUT", "Output", "check_writable", "write_output"]
 
@@ -141,7 +140,7 @@ class Output:
         )
         try:
             with (
-                _terminated_raises(),
+                sigterm_exits(),
                 os.fdopen(handle, "w", encoding=encoding, newline=newline) as out,
             ):
                 os.chmod(partial, _mode_for(target))
@@ -237,29 +236,3 @@ def _mode_for(target: Path) -> int:
         umask = os.umask(0)
         os.umask(umask)
         return 0o666 & ~umask
-
-
-class Terminated(SystemExit):
-    """SIGTERM arrived while an output was being written (exit status 143)."""
-
-
-@contextlib.contextmanager
-def _terminated_raises() -> Iterator[None]:
-    """Within the block, SIGTERM raises :class:`Terminated` (so the temporary file is
-    removed) instead of ending the process at once; only where its handler is the default."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous = signal.getsignal(signal.SIGTERM)
-    if previous is not signal.SIG_DFL:
-        yield
-        return
-
-    def terminate(signum: int, frame: object) -> None:
-        raise Terminated(128 + signum)
-
-    signal.signal(signal.SIGTERM, terminate)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)

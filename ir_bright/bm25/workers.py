@@ -27,12 +27,12 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, TypeVar
 
+from ..signals import TERMINATED, sigterm_exits
+
 __all__ = ["TERMINATED", "Workers", "sigterm_exits"]
 
 T = TypeVar("T")
 
-TERMINATED = 128 + signal.SIGTERM
-"""The exit status of a command ended by SIGTERM (143), as a shell reports it."""
 
 _PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
 _WATCH_SECONDS = 0.5
@@ -135,29 +135,6 @@ def _serve(pipe: Any, parent: int) -> None:
         except Exception as exc:  # noqa: BLE001 - handed to the parent, which raises it
             answer = (False, exc)
         pipe.send(answer)
-
-
-@contextlib.contextmanager
-def sigterm_exits() -> Iterator[None]:
-    """Within the block, SIGTERM raises ``SystemExit(143)``, so that ``finally`` blocks and
-    ``with`` exits run (workers stopped, partial files removed) and the process ends with the
-    status a shell gives a process killed by SIGTERM. Only where no handler is set yet, and
-    only in the main thread (the only one Python runs signal handlers in)."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    if signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL:
-        yield
-        return
-    previous = signal.signal(signal.SIGTERM, _terminated)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-
-
-def _terminated(signum: int, frame: Any) -> None:
-    raise SystemExit(TERMINATED)
 
 
 def _start_worker(parent: int) -> None:
