@@ -20,6 +20,7 @@ import math
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from collections.abc import Set as AbstractSet
+from itertools import islice
 from typing import Any, TypeVar
 
 from ir_measures import Measure
@@ -204,7 +205,7 @@ class _RunSummary:
         for query_id, docs in ranked.items():
             if len(self.sample) >= SAMPLE_PAIRS:
                 break
-            self.sample.extend((query_id, doc_id) for doc_id in list(docs)[:10])
+            self.sample.extend((query_id, doc_id) for doc_id in islice(docs, 10))
         judged, excluded = self.scorer.evaluator.judged, self.scorer.evaluator.excluded
         for query_id, docs in ranked.items():
             known = judged.get(query_id, {}).keys() | excluded.get(query_id, _NO_DOCS)
