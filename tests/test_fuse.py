@@ -218,6 +218,7 @@ def test_the_command_writes_the_output_file(tmp_path, capsys):
         (["--weights", "0.5,x"], "--weights"),
         (["--method", "wsum", "--weights", "1"], "one weight per run"),
         (["--depth", "0"], "depth"),
+        (["--tag", "a b"], "white space"),
     ],
 )
 def test_bad_fusion_arguments_are_one_line_errors(tmp_path, capsys, extra, mentions):

@@ -77,6 +77,7 @@ def run(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace) -> int:
     from .. import bm25, registry
     from ..bm25.params import check_depth, check_mode
+    from ..runs.write import check_tag
 
     params = bm25.BM25Params(args.k1, args.b, args.lucene_norms).checked(("--k1", "--b"))
     check_depth(args.depth, "--depth")
@@ -84,9 +85,7 @@ def _run(args: argparse.Namespace) -> int:
         raise IrBrightError("--tag is empty: give a run tag, or leave --tag out for the default")
     check_mode(args.query_side, args.lucene_norms, ("--query-side", "--lucene-norms"))
     suffix = "-qs" if args.query_side else "-lucene" if args.lucene_norms else ""
-    tag = args.tag or (bm25.RUN_TAG + suffix)
-    if any(c.isspace() for c in tag):
-        raise IrBrightError(f"--tag {tag!r} contains white space: a TREC run tag cannot")
+    tag = check_tag(args.tag or (bm25.RUN_TAG + suffix), "--tag")
     output = Output(args.output, "the run")  # checked before any work
     dataset = registry.load(args.id)
     if args.queries is not None:

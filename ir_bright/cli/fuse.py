@@ -59,12 +59,12 @@ def run(args: argparse.Namespace) -> int:
     from ..outputs import Output
     from ..pipelines import fuse
     from ..runs import read_run
-    from ..runs.write import ranked_docs, write_trec
+    from ..runs.write import check_tag, ranked_docs, write_trec
     from ..scoring import excluded_docs
 
     output = Output(args.output, "the fused run", inputs=args.runs)
     weights = _weights(args.weights)
-    tag = args.tag or f"ir_bright-fuse-{args.method}"
+    tag = check_tag(args.tag or f"ir_bright-fuse-{args.method}", "--tag")
     runs = [read_run(path, path) for path in args.runs]
     excluded = excluded_docs(args.dataset) if args.dataset else None
     fused = fuse(runs, args.method, args.norm, weights, args.rrf_k, args.depth, excluded)

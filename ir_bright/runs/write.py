@@ -13,7 +13,7 @@ from typing import IO, NamedTuple
 
 from ..errors import RunFormatError
 
-__all__ = ["RankedDoc", "ranked_docs", "write_trec"]
+__all__ = ["RankedDoc", "check_tag", "ranked_docs", "write_trec"]
 
 
 class RankedDoc(NamedTuple):
@@ -36,13 +36,18 @@ def ranked_docs(run: Mapping[str, Mapping[str, float]]) -> Iterator[RankedDoc]:
             yield RankedDoc(query_id, doc_id, rank, score)
 
 
-def write_trec(ranked: Iterable[RankedDoc], out: IO[str], tag: str) -> int:
-    """Write ``query_id Q0 doc_id rank score tag`` lines; return the number written.
-
-    A tag (or id) holding white space would make a line no TREC reader can split: refused.
-    """
+def check_tag(tag: str, option: str = "run tag") -> str:
+    """``tag``, or a one-line error when it is empty or holds white space (a line no TREC
+    reader can split); commands call it with their option's name before any work."""
     if not tag or any(c.isspace() for c in tag):
-        raise RunFormatError(f"run tag {tag!r} is empty or holds white space: a TREC run cannot")
+        raise RunFormatError(f"{option} {tag!r} is empty or holds white space: a TREC run cannot")
+    return tag
+
+
+def write_trec(ranked: Iterable[RankedDoc], out: IO[str], tag: str) -> int:
+    """Write ``query_id Q0 doc_id rank score tag`` lines (the tag checked by
+    :func:`check_tag`); return the number written."""
+    check_tag(tag)
     written = 0
     for doc in ranked:
         out.write(f"{doc.query_id} Q0 {doc.doc_id} {doc.rank} {doc.score!r} {tag}\n")
