@@ -38,10 +38,10 @@ from ..runs import (
     streamable,
 )
 from .diagnosis import SAMPLE_PAIRS, likely_dataset
+from .evaluator import OfficialEvaluator, RunParts
 from .official import Official
 from .parsing import parse_measures
 from .protocol import ConsumableRun
-from .provider import OfficialEvaluator, RunParts
 
 logger = logging.getLogger(__name__)
 
@@ -117,7 +117,7 @@ class Scorer:
     """Official scores of any number of runs on one dataset; the qrels are read once.
 
     ``Scorer(dataset, measures)`` loads the dataset (id or object) and builds one
-    :class:`~ir_bright.measures.OfficialEvaluator`; :meth:`evaluate` and :meth:`per_query`
+    :class:`~ir_bright.scoring.evaluator.OfficialEvaluator`; :meth:`evaluate` and :meth:`per_query`
     then score runs of any supported shape.
     """
 

@@ -1,0 +1,278 @@
+"""BRIGHT-Pro's datasets, built from the data files: docs, queries with reference answers,
+aspect-carrying qrels and aspects per domain; :func:`summary` gives the consistency counts."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from typing import Any
+
+from ir_datasets.datasets.base import Dataset
+from ir_datasets.formats import BaseQrels, BaseQueries
+
+from ..datafiles import etc_json
+from ..judgements import EXCLUDED
+from ..records import BrightProAspect, BrightProQrel, BrightProQuery
+from ..registry import Documentation, collection_root, dataset
+from ..store.docs import ParquetDocs
+from .aspects import Aspects, parse_aspects, pro_qrels
+from .ids import NAMESPACE, Setting, settings
+from .source import CONFIGS, DocsFile, Split
+
+__all__ = ["datasets", "summary", "ProAspects", "ProQrels", "ProQueries"]
+
+logger = logging.getLogger(__name__)
+
+QRELS_DEFS = {
+    1: "Relevant (a gold id); aspect_id and aspect_weight name its aspect",
+    0: "Not a gold id, but listed by one of the query's aspects (counts for A-Recall only)",
+    EXCLUDED: "Excluded: removed from the ranking",
+}
+
+EXAMPLE_FIELDS = {"id": (int, str), "query": (str,), "gold_ids": (list, type(None))}
+"""The ``examples`` fields read, and the types a row's value may have."""
+ASPECT_FIELDS = {"id": (str,), "supporting_docs": (list, type(None))}
+"""The ``aspects`` fields read besides ``weight`` (whose absence has its own error)."""
+
+
+class _Examples:
+    """The ``examples`` rows of one domain, optionally restricted to a subset of query ids."""
+
+    def __init__(self, split: str, subset: frozenset[str] | None = None):
+        self.split = split
+        self.subset = subset
+        self.file = Split("examples", split)
+
+    def rows(self) -> Iterator[dict[str, Any]]:
+        """The rows (query id made a string), in the hub's order, the first row of a repeated
+        id only (one warning); a subset id missing from the rows is named in a warning."""
+        found, seen, repeated = set(), set(), 0
+        for row in self.file.rows(EXAMPLE_FIELDS):
+            query_id = str(row["id"])
+            if query_id in seen:
+                repeated += 1
+                continue
+            seen.add(query_id)
+            if self.subset is None or query_id in self.subset:
+                found.add(query_id)
+                yield {**row, "id": query_id}
+        if repeated:
+            logger.warning(
+                "%d rows of the %s examples repeat a query id: the first row of each is used",
+                repeated,
+                self.split,
+            )
+        if self.subset is not None and len(found) < len(self.subset):
+            missing = sorted(self.subset - found)
+            logger.warning(
+                "%d query ids of the %s agentic subset are not in its examples (e.g. %s)",
+                len(missing),
+                self.split,
+                missing[0],
+            )
+
+    def cached(self) -> bool:
+        """Whether the rows can be read without any download."""
+        return self.file.listed() and all(f.is_cached() for f in self.file.files())
+
+
+class ProQueries(BaseQueries):
+    """Queries of a BRIGHT-Pro domain: the post and the reference answer."""
+
+    def __init__(self, examples: _Examples):
+        self._examples = examples
+
+    def queries_iter(self) -> Iterator[BrightProQuery]:
+        """Yield ``BrightProQuery`` records in the hub's row order."""
+        for row in self._examples.rows():
+            # _make: a missing reference answer is None (see ir_bright.records)
+            yield BrightProQuery._make((row["id"], row["query"], row.get("reference_answer")))
+
+    def queries_hub_files(self) -> list[Any]:
+        """The hub files (or a stand-in until listed) the queries are read from."""
+        return self._examples.file.hub_files()
+
+    def queries_count(self) -> int | None:
+        """The number of queries when ``examples`` is cached, else the subset's size or None."""
+        if self._examples.cached():
+            return sum(1 for _ in self._examples.rows())
+        return len(self._examples.subset) if self._examples.subset is not None else None
+
+    def queries_cls(self) -> type:
+        """``BrightProQuery``."""
+        return BrightProQuery
+
+    def queries_namespace(self) -> str:
+        """Queries of the same namespace share ids."""
+        return NAMESPACE
+
+    def queries_lang(self) -> str:
+        """English."""
+        return "en"
+
+
+class ProAspects:
+    """The aspects of a domain's queries (``aspects_iter()``), and the official maps."""
+
+    def __init__(self, examples: _Examples):
+        self._examples = examples
+        self.file = Split("aspects", examples.split)
+
+    def all_aspects(self) -> list[BrightProAspect]:
+        """Every aspect of the domain, weights normalised per query."""
+        return parse_aspects(self.file.rows(ASPECT_FIELDS), where=f"aspects/{self._examples.split}")
+
+    def aspects_iter(self) -> Iterator[BrightProAspect]:
+        """Yield the aspects of the dataset's queries in the hub's row order."""
+        subset = self._examples.subset
+        for aspect in self.all_aspects():
+            if subset is None or aspect.query_id in subset:
+                yield aspect
+
+
+class ProQrels(BaseQrels):
+    """Qrels of a BRIGHT-Pro domain, each carrying its doc's aspect and the aspect's weight."""
+
+    def __init__(self, examples: _Examples, aspects: ProAspects):
+        self._examples = examples
+        self._aspects = aspects
+
+    def qrels_iter(self) -> Iterator[BrightProQrel]:
+        """Yield the qrels query by query, in the hub's row order."""
+        maps = Aspects(self._aspects.all_aspects())  # the whole domain's: the official map
+        for row in self._examples.rows():
+            yield from pro_qrels(row["id"], row.get("gold_ids"), row.get("excluded_ids"), maps)
+
+    def qrels_hub_files(self) -> list[Any]:
+        """The hub files (or stand-ins until listed) the qrels are read from: the examples
+        and the aspects."""
+        return [*self._examples.file.hub_files(), *self._aspects.file.hub_files()]
+
+    def qrels_count(self) -> int | None:
+        """The number of qrels when the files are cached, else None."""
+        file = self._aspects.file
+        if not self._examples.cached() or not file.listed():
+            return None
+        if not all(f.is_cached() for f in file.files()):
+            return None
+        return sum(1 for _ in self.qrels_iter())
+
+    def qrels_cls(self) -> type:
+        """``BrightProQrel``."""
+        return BrightProQrel
+
+    def qrels_defs(self) -> dict[int, str]:
+        """What each relevance value means."""
+        return dict(QRELS_DEFS)
+
+
+class ProDocs(ParquetDocs):
+    """The corpus of a domain (``GenericDoc``), read from its rewritten parquet file."""
+
+    def docs_hub_files(self) -> list[Any]:
+        """The hub files (or a stand-in until listed) the corpus was rewritten from."""
+        return self._hub_file.hub_files()
+
+    def docs_count(self) -> int | None:
+        """The number of documents: the rewritten corpus's, else the cached parquet hub
+        files', else None (known once downloaded)."""
+        return super().docs_count() or self._hub_file.hub_row_count()
+
+
+class ListedFiles:
+    """The hub files a dataset reads (``hub_files()``), from the cached listings; a split whose
+    listing is not cached yet is one stand-in that ``ir-bright download`` expands."""
+
+    def __init__(self, splits: list[Split]):
+        self._splits = splits
+
+    def hub_files(self) -> list[Any]:
+        """Every hub file (or stand-in) of the dataset, without any network call."""
+        return [file for split in self._splits for file in split.hub_files()]
+
+
+def datasets() -> dict[str, Dataset]:
+    """Every ``bright-pro`` id -> its Dataset, built from the data files (nothing is fetched)."""
+    docs_json = etc_json("brightpro.json")
+    result = {NAMESPACE: collection_root(NAMESPACE, docs_json["collection"])}
+    agentic = etc_json("brightpro_agentic.json")["tasks"]
+    docs = {  # one corpus per domain, shared by its settings
+        split: ProDocs(DocsFile(Split("documents", split)), f"{NAMESPACE}/{domain['id']}")
+        for split, domain in docs_json["domains"].items()
+    }
+    for setting in settings():
+        subset = frozenset(agentic[setting.split]) if setting.name == "agentic" else None
+        result[setting.id] = _dataset(setting, docs[setting.split], subset, docs_json)
+    return result
+
+
+def _dataset(
+    setting: Setting,
+    docs: ProDocs,
+    subset: frozenset[str] | None,
+    docs_json: dict[str, Any],
+) -> Dataset:
+    split, domain, spec, dataset_id = setting.split, setting.domain, setting.spec, setting.id
+    collection = docs_json["collection"]
+    examples = _Examples(split, subset)
+    aspects = ProAspects(examples)
+    subset_name = ", agentic subset" if subset is not None else ""
+    documentation = {
+        "pretty_name": f"BRIGHT-Pro {domain['name']}{subset_name}",
+        "desc": f"{domain['name']} (StackExchange posts). {spec['desc']}",
+        "bibtex": collection["bibtex"],
+        "official_measures": list(docs_json["official_measures"]),
+        "website": collection["website"],
+    }
+    files = ListedFiles([Split(config, split) for config in CONFIGS])
+    metadata = {"queries": {"count": len(subset)}} if subset is not None else {}
+    return dataset(
+        dataset_id,
+        docs,
+        ProQueries(examples),
+        ProQrels(examples, aspects),
+        aspects,
+        files,
+        Documentation(documentation),
+        metadata=metadata,
+    )
+
+
+def summary(dataset_id: str) -> dict[str, int]:
+    """Consistency counts of a ``bright-pro`` id (its files cached or fetched): queries,
+    judged pairs by kind, aspects, and how often the official doc -> aspect map gives a gold
+    doc no aspect or another query's aspect (``ir-bright info`` shows them)."""
+    from ..registry import load
+
+    dataset = load(dataset_id)
+    owner = {a.aspect_id: a.query_id for a in dataset.aspects_iter()}
+    counts = dict.fromkeys(
+        [
+            "queries",
+            "queries with gold",
+            "gold pairs",
+            "gold pairs without aspect",
+            "gold pairs under another query's aspect",
+            "aspect-listed pairs not gold (relevance 0)",
+            "excluded pairs",
+            "aspects",
+        ],
+        0,
+    )
+    counts["queries"] = sum(1 for _ in dataset.queries_iter())
+    counts["aspects"] = len(owner)
+    with_gold = set()
+    for qrel in dataset.qrels_iter():
+        if qrel.relevance > 0:
+            with_gold.add(qrel.query_id)
+            counts["gold pairs"] += 1
+            if not qrel.aspect_id:
+                counts["gold pairs without aspect"] += 1
+            elif owner.get(qrel.aspect_id) != qrel.query_id:
+                counts["gold pairs under another query's aspect"] += 1
+        elif qrel.relevance == 0:
+            counts["aspect-listed pairs not gold (relevance 0)"] += 1
+        else:
+            counts["excluded pairs"] += 1
+    counts["queries with gold"] = len(with_gold)
+    return counts

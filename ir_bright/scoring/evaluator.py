@@ -1,0 +1,103 @@
+"""The evaluator of :class:`~ir_bright.scoring.official.Official` measures: the qrels split once,
+each run dropped and cut by :mod:`.protocol`, the inner measures computed by ir_measures' own
+default pipeline."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any
+
+import ir_measures
+from ir_measures import Metric
+from ir_measures.measures.base import Measure
+from ir_measures.providers.base import Evaluator
+from ir_measures.util import QrelsConverter
+
+from .. import runs
+from ..judgements import split_qrels
+from ..upstream import inner_metrics
+from .official import Official
+from .protocol import needed_depth, official_run
+
+__all__ = ["OfficialEvaluator", "RunParts"]
+
+
+class OfficialEvaluator(Evaluator):
+    """Scores runs for a set of :class:`Official` measures against qrels read once.
+
+    The qrels are split once into the judgements (0 and above), handed to an evaluator of the
+    inner measures built by ir_measures' default pipeline, and per-query sets of excluded
+    docs. Each run is then filtered with set lookups, cut, and passed to the inner evaluator.
+    """
+
+    def __init__(self, measures: Iterable[Official], qrels: Any):
+        measures = list(measures)
+        qrels, inner_qrels = _with_fields(qrels, [m.inner for m in measures])
+        self.judged, self.excluded = split_qrels(qrels)
+        self._official = {m.inner: m for m in measures}
+        self._inner = ir_measures.DefaultPipeline.evaluator(
+            list(self._official), self.judged if inner_qrels is None else inner_qrels
+        )
+        # the providers hand back the inner measure objects given to them: found by identity,
+        # a metric costs no hashing of its measure (a repr each time)
+        self._by_identity = {id(inner): m for inner, m in self._official.items()}
+        # nDCG@10 alone needs each ranking's 10 best, not 1,000: the scorer sorts less
+        self.depth = needed_depth(self._official)
+        super().__init__(measures, set(self.judged))
+
+    def _iter_calc(self, run: Any) -> Iterator[Metric]:
+        parts: Iterator[dict[str, Mapping[str, float]]]
+        if isinstance(run, RunParts):
+            parts = (official_run(part, self.excluded, self.depth) for part in run)
+        else:
+            parts = _slices(official_run(run, self.excluded, self.depth))
+        by_identity, by_value = self._by_identity, self._official
+        for ranked in parts:  # the scorer copies one part of the run at a time
+            for query_id, measure, value in inner_metrics(self._inner, ranked):
+                official = by_identity.get(id(measure))
+                if official is None:
+                    official = by_value[measure]
+                yield Metric(query_id, official, value)
+
+
+class RunParts:
+    """A run given as consecutive parts (dicts of dicts, or any run format), no query in two
+    of them, which :class:`OfficialEvaluator` scores one after the other: only one part need
+    be in memory at a time (:func:`ir_bright.runs.read_run_parts` reads a file so)."""
+
+    def __init__(self, parts: Iterable[Any]):
+        self._parts = parts
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self._parts)
+
+
+def _slices(ranked: dict[str, Mapping[str, float]]) -> Iterator[dict]:
+    """``ranked`` in consecutive dicts of whole queries, about ``runs.PART_ENTRIES`` entries
+    each: pytrec_eval copies the run it is given, so a long run is copied a part at a time."""
+    entries = runs.PART_ENTRIES
+    if sum(map(len, ranked.values())) <= entries:
+        yield ranked
+        return
+    part: dict[str, Mapping[str, float]] = {}
+    size = 0
+    for query_id, docs in ranked.items():
+        part[query_id] = docs
+        size += len(docs)
+        if size >= entries:
+            yield part
+            part, size = {}, 0
+    if part:
+        yield part
+
+
+def _with_fields(qrels: Any, inner: list[Measure]) -> tuple[Any, Any]:
+    """``(qrels, None)``, or, when an inner measure reads qrel fields beyond ``relevance``
+    (BRIGHT-Pro's aspects, per its provider's ``qrel_inputs``), ``(qrels, the qrels judged 0
+    and above with all their fields)`` for the inner evaluator."""
+    if set(ir_measures.DefaultPipeline.qrel_inputs(inner)) <= {"query_id", "doc_id", "relevance"}:
+        return qrels, None
+    if hasattr(qrels, "columns"):
+        return qrels, qrels[qrels["relevance"] >= 0]
+    records = list(QrelsConverter(qrels).as_namedtuple_iter())
+    return records, [r for r in records if r.relevance >= 0]
