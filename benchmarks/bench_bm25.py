@@ -258,7 +258,7 @@ def bright_domains(args) -> int:
     """Index and search a generated corpus of every BRIGHT domain's real size, timed."""
     from benchmarks.corpus import write_corpus
     from ir_bright import bm25
-    from ir_bright.registry import etc_json
+    from ir_bright.datafiles import etc_json
     from ir_bright.store.parquet import read_batches
 
     folder = args.folder or Path(tempfile.mkdtemp(prefix="bench_bm25_"))

@@ -271,8 +271,8 @@ CLI_DATASET = ("bright/aops", "examples", "aops")
 def write_examples(home: Path, qrels) -> None:
     """The qrels as BRIGHT's ``examples`` parquet, cached under ``home`` as the hub's copy."""
     code = (
-        "from ir_bright import bright; "
-        f"print(bright._file({CLI_DATASET[1]!r}, {CLI_DATASET[2]!r}).local_path)"
+        "from ir_bright.bright import collection; "
+        f"print(collection._file({CLI_DATASET[1]!r}, {CLI_DATASET[2]!r}).local_path)"
     )
     env = {**os.environ, "IR_DATASETS_HOME": str(home)}
     target = Path(subprocess.check_output([sys.executable, "-c", code], env=env, text=True).strip())

@@ -40,6 +40,7 @@ from typing import Any
 
 from . import registry
 from ._version import __version__
+from .datafiles import etc_json
 from .errors import IrBrightError
 from .hub.provenance import UNKNOWN
 from .store.derived import replaced_atomically
@@ -138,7 +139,7 @@ def write_run_provenance(
 
 def known_revisions() -> dict[tuple[str, str], str]:
     """``{(repository, commit): name}`` of the known revisions (``etc/revisions.json``)."""
-    repos = registry.etc_json("revisions.json")["repos"]
+    repos = etc_json("revisions.json")["repos"]
     return {
         (repo, revision["commit"]): revision["known_as"]
         for repo, about in repos.items()

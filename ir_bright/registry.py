@@ -1,23 +1,26 @@
 """Registration of ir_bright's datasets with ir_datasets, and the pieces every collection shares.
 
-Each collection module (``bright``, ``mmbright``) exposes ``datasets() -> dict[str, Dataset]``;
-:func:`register` puts them into ``ir_datasets.registry``, replacing entries the core already
-has under the same id (one INFO line says which and why), and is safe to call again.
+Each collection package (``bright``, ``mmbright``, ``brightpro``) names its ids from its data
+files alone (``dataset_ids()``) and builds its datasets in its ``collection`` module
+(``datasets() -> dict[str, Dataset]``). :func:`register` puts a :class:`LazyDataset` under
+each id into ``ir_datasets.registry``, replacing entries the core already has under the same
+id (one INFO line says which and why), and is safe to call again. A collection is built, in
+one piece, when one of its datasets is first used: ``import ir_bright`` pays for its ids only.
 """
 
 from __future__ import annotations
 
 import importlib
 import logging
-from collections.abc import Mapping, Sequence
-from functools import cache
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from functools import cache, partial
 from typing import Any
 
 import ir_datasets
 from ir_datasets.datasets.base import Dataset
 from ir_datasets.util.metadata import MetadataComponent, MetadataProvider
 
-from .datafiles import etc_json  # noqa: F401 - re-exported for the collections
 from .upstream import dataset_table
 
 logger = logging.getLogger(__name__)
@@ -30,17 +33,76 @@ def register() -> list[str]:
     """Register every ir_bright dataset (idempotent); return the ids registered by this call."""
     added = []
     for name in COLLECTIONS:
-        datasets, reason = _collection(name)
-        added += _register_collection(datasets, reason)
+        placeholders, reason = _placeholders(name)
+        added += _register_collection(placeholders, reason)
     _register_measures()
     return added
 
 
+class LazyDataset(Dataset):
+    """An ir_datasets ``Dataset`` whose components are built on first use.
+
+    It is a ``Dataset`` in every respect (``isinstance``, ``docs_iter()``, ``metadata()``);
+    its components are those of the dataset ``build()`` returns, asked for the first time any
+    of them is needed. It pickles as its id: unpickled (in a worker process, say), it is that
+    process's registered dataset of the same id.
+    """
+
+    def __init__(self, dataset_id: str, build: Callable[[], Dataset]):
+        self._beta_apis: dict[str, Any] = {}
+        self._lazy_id = dataset_id
+        self._build = build
+        self._built: list[Any] | None = None
+
+    @property
+    def _constituents(self) -> list[Any]:  # read by every ``Dataset`` method
+        # through __dict__: a missing attribute would reach Dataset.__getattr__, which reads this
+        built = self.__dict__.get("_built")
+        if built is None:
+            built = self._built = list(self.__dict__["_build"]()._constituents)
+        return built
+
+    def __reduce__(self) -> tuple[Callable[[str], Dataset], tuple[str]]:
+        return registered, (self._lazy_id,)
+
+
+def registered(dataset_id: str) -> Dataset:
+    """The dataset ir_bright registered under ``dataset_id`` (registering first if need be)."""
+    register()
+    return _registered[dataset_id]
+
+
 @cache
-def _collection(name: str) -> tuple[Mapping[str, Dataset], str]:
-    """A collection's datasets, built once per process (``load`` re-registers on every call)."""
-    module = importlib.import_module(f"{__package__}.{name}")
-    return module.datasets(), getattr(module, "REPLACEMENT_REASON", "")
+def _placeholders(name: str) -> tuple[dict[str, Dataset], str]:
+    """A collection's :class:`LazyDataset` per id (one per process) and why it replaces the
+    core's entries, from its package face: nothing is built."""
+    face = importlib.import_module(f"{__package__}.{name}")
+    placeholders = {
+        dataset_id: LazyDataset(dataset_id, partial(_built_dataset, name, dataset_id))
+        for dataset_id in face.dataset_ids()
+    }
+    return placeholders, face.REPLACEMENT_REASON
+
+
+_building = threading.RLock()  # reentrant: a collection's build may load one of its datasets
+
+
+def _built_dataset(name: str, dataset_id: str) -> Dataset:
+    with _building:
+        built = _built_collection(name)
+    try:
+        return built[dataset_id]
+    except KeyError:
+        raise RuntimeError(
+            f"ir_bright.{name} names {dataset_id} in dataset_ids() but its collection module "
+            "builds no such dataset"
+        ) from None
+
+
+@cache
+def _built_collection(name: str) -> Mapping[str, Dataset]:
+    """A collection's datasets, built once per process."""
+    return importlib.import_module(f"{__package__}.{name}.collection").datasets()
 
 
 def _register_measures() -> None:

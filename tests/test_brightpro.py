@@ -91,7 +91,7 @@ def test_agentic_subset_keeps_the_listed_queries_only(pro):
 
 
 def test_agentic_subset_is_the_official_list():
-    from ir_bright.registry import etc_json
+    from ir_bright.datafiles import etc_json
 
     tasks = etc_json("brightpro_agentic.json")["tasks"]
     assert {task: len(ids) for task, ids in tasks.items()} == {

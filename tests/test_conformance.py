@@ -24,6 +24,7 @@ import pytest
 from ir_datasets.commands import export as irds_export
 
 from ir_bright.cli import main
+from ir_bright.datafiles import etc_json
 from tests.fixtures import bright_hub, mmbright_hub
 from tests.helpers import write_run
 
@@ -436,7 +437,7 @@ def test_every_count_is_declared_except_those_that_need_the_real_files():
                 missing.setdefault(dataset_id, set()).add(entity)
     expected = {
         f"mm-bright/{domain}/{task}": entities
-        for domain in registry.etc_json("mmbright_counts.json")
+        for domain in etc_json("mmbright_counts.json")
         for task, entities in DEFERRED.items()
     }
     # duplicate-aware qrels: known once the corpus hash pass has run (the adjusted module's)

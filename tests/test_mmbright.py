@@ -22,6 +22,7 @@ import pytest
 import ir_bright
 from ir_bright import mmbright
 from ir_bright.errors import MissingDependencyError
+from ir_bright.mmbright import collection as mmbright_collection
 from tests.fixtures import mmbright_hub
 from tests.fixtures.mmbright_hub import repo_path
 from tests.helpers import qrels_of
@@ -385,7 +386,7 @@ def test_decodability_is_decided_once_and_cached_on_disk(mm, monkeypatch):
     assert len(calls) == len(mm.domains["academia"].doc_images)
     verdicts = list(ir_bright.hub.cache_home().rglob("*.decodable.json"))
     assert [v.name for v in verdicts] == ["document_images.parquet.decodable.json"]
-    mmbright._domain_at.cache_clear()  # as a new process would start
+    mmbright_collection._domain_at.cache_clear()  # as a new process would start
     list(ir_datasets.load("mm-bright/academia/task3").docs_iter())
     list(ir_datasets.load("mm-bright/academia/task4").docs_iter())
     assert len(calls) == len(mm.domains["academia"].doc_images)
@@ -414,7 +415,7 @@ def test_a_damaged_decodability_verdict_is_rebuilt_with_one_warning(mm, caplog, 
         derived.manifest_path(verdict).unlink()
     else:
         verdict.write_text(damaged)
-    mmbright._domain_at.cache_clear()  # as a new process would start
+    mmbright_collection._domain_at.cache_clear()  # as a new process would start
     caplog.set_level(logging.WARNING)
     assert [d.doc_id for d in ir_datasets.load("mm-bright/academia/task3").docs_iter()] == clean
     warnings = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
@@ -427,7 +428,7 @@ def test_a_verdict_that_cannot_be_rebuilt_is_a_one_line_error_naming_it(mm, monk
     list(ir_datasets.load("mm-bright/academia/task3").docs_iter())
     (verdict,) = ir_bright.hub.cache_home().rglob("*.decodable.json")
     verdict.write_text("null")
-    mmbright._domain_at.cache_clear()
+    mmbright_collection._domain_at.cache_clear()
 
     def refuse(*args, **kwargs):
         raise PermissionError(13, "Permission denied")

@@ -18,7 +18,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from ir_bright.bright.datasets import EXAMPLES_SPEC
+from ir_bright.bright.collection import EXAMPLES_SPEC
 from ir_bright.errors import IrBrightError
 from ir_bright.mmbright.source import QUERY_SPEC
 from ir_bright.store import ParquetDocs

@@ -125,3 +125,20 @@ def test_a_command_registers_once_its_arguments_are_parsed():
         text=True,
     )
     assert "replaced" in verbose.stderr
+
+
+def test_import_builds_no_dataset_and_first_use_builds_only_its_collection():
+    code = """
+import sys, ir_bright, ir_datasets
+def built():
+    return sorted(m for m in sys.modules if m.endswith(".collection") or m.startswith(
+        ("ir_bright.hub", "ir_bright.store", "ir_bright.runs")))
+print(built())
+ir_datasets.load("bright/pony").docs_count()
+print([m for m in built() if m.endswith(".collection")])
+"""
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    at_import, after_use = proc.stdout.splitlines()
+    assert at_import == "[]"
+    assert after_use == "['ir_bright.bright.collection']"

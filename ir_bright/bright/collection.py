@@ -25,7 +25,7 @@ from ir_datasets.datasets.base import Dataset
 from ir_datasets.formats import BaseQrels, BaseQueries, TrecQrel
 
 from .. import hub
-from ..datafiles import etc_json
+from ..datafiles import DomainSetting, etc_json
 from ..errors import OfflineError
 from ..judgements import EXCLUDED, query_qrels
 from ..records import BrightQuery, BrightReasoningQuery
@@ -33,7 +33,7 @@ from ..registry import Documentation, dataset
 from ..store.docs import ParquetDocs
 from ..store.schema import IDS, QUERY_ID, TEXT, Column, cached_unique_rows, checked_columns
 from .adjusted import Adjustments
-from .ids import NAMESPACE, Setting, adjusted_id, reasoning_id, settings
+from .ids import NAMESPACE, adjusted_id, reasoning_id, settings
 
 __all__ = ["datasets", "BrightQueries", "BrightReasoningQueries", "BrightQrels"]
 
@@ -269,7 +269,7 @@ def datasets() -> dict[str, Dataset]:
 
 
 def _setting_datasets(
-    setting: Setting,
+    setting: DomainSetting,
     counts: dict[str, Any],
     docs_json: dict[str, Any],
     adjustments: Adjustments,
@@ -288,7 +288,7 @@ def _setting_datasets(
 class _Base:
     """The pieces that the datasets of one domain and setting share."""
 
-    def __init__(self, setting: Setting, counts: dict[str, Any], docs_json: dict[str, Any]):
+    def __init__(self, setting: DomainSetting, counts: dict[str, Any], docs_json: dict[str, Any]):
         split, domain, long, spec = setting.split, setting.domain, setting.long, setting.spec
         self.split = split
         self.id = setting.id

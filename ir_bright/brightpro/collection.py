@@ -10,13 +10,13 @@ from typing import Any
 from ir_datasets.datasets.base import Dataset
 from ir_datasets.formats import BaseQrels, BaseQueries
 
-from ..datafiles import etc_json
+from ..datafiles import DomainSetting, etc_json
 from ..judgements import EXCLUDED
 from ..records import BrightProAspect, BrightProQrel, BrightProQuery
 from ..registry import Documentation, collection_root, dataset
 from ..store.docs import ParquetDocs
 from .aspects import Aspects, parse_aspects, pro_qrels
-from .ids import NAMESPACE, Setting, settings
+from .ids import NAMESPACE, settings
 from .source import CONFIGS, DocsFile, Split
 
 __all__ = ["datasets", "summary", "ProAspects", "ProQrels", "ProQueries"]
@@ -207,7 +207,7 @@ def datasets() -> dict[str, Dataset]:
 
 
 def _dataset(
-    setting: Setting,
+    setting: DomainSetting,
     docs: ProDocs,
     subset: frozenset[str] | None,
     docs_json: dict[str, Any],

@@ -30,17 +30,17 @@ from ..errors import CacheError, DownloadError
 from ..store import derived
 from ..store.parquet import open_parquet
 from ..store.schema import QUERY_ID, TEXT, Column, checked_batches
+from .ids import NAMESPACE
 
 if TYPE_CHECKING:
     import pyarrow as pa
 
-__all__ = ["CONFIGS", "REPO", "NAMESPACE", "Split", "revision"]
+__all__ = ["CONFIGS", "REPO", "Split", "revision"]
 
 REPO: str = etc_json("brightpro_files.json")["repo"]
 """The hub dataset (``etc/brightpro_files.json``)."""
 CONFIGS: tuple[str, ...] = tuple(etc_json("brightpro_files.json")["configs"])
 """Its configs, each a folder with one split per domain."""
-NAMESPACE = "bright-pro"
 REVISION_VARIABLE = "IR_BRIGHT_PRO_REVISION"
 FORMATS = ("parquet", "jsonl", "json")
 _BATCH_ROWS = 4096

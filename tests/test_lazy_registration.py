@@ -1,0 +1,87 @@
+"""Registration is lazy: ``import ir_bright`` registers every id from the data files alone,
+and a collection's datasets are built, once, when one of them is first used."""
+
+from __future__ import annotations
+
+import importlib
+import pickle
+import subprocess
+import sys
+import threading
+from functools import cache, partial
+
+import ir_datasets
+import pytest
+from ir_datasets.datasets.base import Dataset
+
+from ir_bright import registry
+
+# The id counts from the benchmarks' own descriptions (docs/reference.md gives each source):
+# BRIGHT has 12 domains, 8 with long documents, and five LLMs' reasoning as queries, and each
+# short-document domain has adjusted qrels; MM-BRIGHT has 29 domains, a text corpus and five
+# task ids each (Task 4 under two key rules); BRIGHT-Pro has 7 domains, each with its agentic
+# subset. Each collection adds its bare id.
+EXPECTED_IDS = {
+    "bright": 1 + 12 * (1 + 1 + 5) + 8 * (1 + 5),
+    "mmbright": 1 + 29 * (1 + 5),
+    "brightpro": 1 + 7 * 2,
+}
+
+
+@pytest.mark.parametrize("name", registry.COLLECTIONS)
+def test_each_collection_builds_exactly_the_ids_it_names_in_their_order(name):
+    face = importlib.import_module(f"ir_bright.{name}")
+    built = importlib.import_module(f"ir_bright.{name}.collection").datasets()
+    assert len(face.dataset_ids()) == EXPECTED_IDS[name]
+    assert list(built) == face.dataset_ids()
+
+
+def test_a_registered_dataset_is_a_dataset_built_on_first_use():
+    entry = ir_datasets.registry._registered["bright-pro/robotics"]
+    assert isinstance(entry, registry.LazyDataset) and isinstance(entry, Dataset)
+    assert ir_datasets.load("bright-pro/robotics") is entry
+    assert entry.dataset_id() == "bright-pro/robotics"
+    assert entry.has_docs() and entry.has_queries() and entry.has_qrels()
+    assert "aspects_iter" in dir(entry)
+
+
+def test_a_registered_dataset_pickles_as_its_id():
+    entry = ir_datasets.load("mm-bright/academia/task4")
+    assert pickle.loads(pickle.dumps(entry)) is entry
+    code = "import pickle, sys; print(pickle.load(sys.stdin.buffer).dataset_id())"
+    proc = subprocess.run(
+        [sys.executable, "-c", code], input=pickle.dumps(entry), capture_output=True
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.decode().strip() == "mm-bright/academia/task4"
+
+
+def test_threads_using_one_collection_at_once_build_it_once(monkeypatch):
+    builds = []
+
+    @cache
+    def counting(name):
+        builds.append(name)
+        return importlib.import_module(f"ir_bright.{name}.collection").datasets()
+
+    monkeypatch.setattr(registry, "_built_collection", counting)
+    ids = importlib.import_module("ir_bright.brightpro").dataset_ids()
+    fresh = [registry.LazyDataset(i, partial(registry._built_dataset, "brightpro", i)) for i in ids]
+    start = threading.Barrier(len(fresh))
+
+    def use(dataset):
+        start.wait()
+        dataset.dataset_id()
+
+    threads = [threading.Thread(target=use, args=(d,)) for d in fresh]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert builds == ["brightpro"]
+    assert [d.dataset_id() for d in fresh] == ids
+
+
+def test_an_id_its_collection_does_not_build_is_a_clear_error():
+    with pytest.raises(RuntimeError, match="bright/no-such-domain"):
+        registry._built_dataset("bright", "bright/no-such-domain")
