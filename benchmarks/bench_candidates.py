@@ -25,37 +25,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-REPO = "xlangai/BRIGHT"
-
-
-def write_domain(root: Path, split: str, docs: int, queries: int, words: int) -> list[str]:
-    """The domain's documents and examples in the hub's layout; returns its doc ids."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    from benchmarks.corpus import write_corpus
-
-    corpus = root / REPO / "documents" / f"{split}-00000-of-00001.parquet"
-    write_corpus(corpus, docs, words_per_doc=words, id_prefix=f"{split}/doc_", seed=docs)
-    ids = [f"{split}/doc_{i}.txt" for i in range(docs)]
-    rng = random.Random(docs)
-    rows = [
-        {
-            "query": f"query {q} of {split}",
-            "reasoning": "N/A",
-            "id": str(q),
-            "excluded_ids": rng.sample(ids, 2),
-            "gold_ids_long": ["N/A"],
-            "gold_ids": [rng.choice(ids)],
-            "gold_answer": "N/A",
-        }
-        for q in range(queries)
-    ]
-    examples = root / REPO / "examples" / f"{split}-00000-of-00001.parquet"
-    examples.parent.mkdir(parents=True, exist_ok=True)
-    pq.write_table(pa.Table.from_pylist(rows), examples)
-    return ids
-
 
 def write_run(path: Path, ids: list[str], queries: int, depth: int = 1000) -> None:
     rng = random.Random(len(ids))
@@ -79,6 +48,7 @@ def main() -> int:
     parser.add_argument("--words", type=int, default=100, help="words per generated document")
     parser.add_argument("--depth", type=int, default=100)
     args = parser.parse_args()
+    from benchmarks.corpus import write_domain
     from ir_bright.datafiles import etc_json
     from tests.fixtures import hubserver
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from pathlib import Path
 
 import numpy as np
@@ -9,6 +10,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 LEETCODE_DOCS = 413_932
+BRIGHT_REPO = "xlangai/BRIGHT"
 _VOCAB = np.array(
     [f"w{i:x}" for i in range(30_000)] + ["the", "of", "int", "return", "for", "if", "=", "("]
 )
@@ -42,3 +44,28 @@ def write_corpus(
             table = pa.table({"id": ids, "content": texts}, schema=schema)
             writer.write_table(table, row_group_size=row_group_size or n_docs)
     return path
+
+
+def write_domain(root: Path, split: str, docs: int, queries: int, words: int) -> list[str]:
+    """A BRIGHT domain's generated documents and ``examples`` (each query with one gold
+    document and two excluded ones) in the hub's layout under ``root``; returns the doc ids."""
+    corpus = root / BRIGHT_REPO / "documents" / f"{split}-00000-of-00001.parquet"
+    write_corpus(corpus, docs, words_per_doc=words, id_prefix=f"{split}/doc_", seed=docs)
+    ids = [f"{split}/doc_{i}.txt" for i in range(docs)]
+    rng = random.Random(docs)
+    rows = [
+        {
+            "query": f"query {q} of {split}",
+            "reasoning": "N/A",
+            "id": str(q),
+            "excluded_ids": rng.sample(ids, 2),
+            "gold_ids_long": ["N/A"],
+            "gold_ids": [rng.choice(ids)],
+            "gold_answer": "N/A",
+        }
+        for q in range(queries)
+    ]
+    examples = root / BRIGHT_REPO / "examples" / f"{split}-00000-of-00001.parquet"
+    examples.parent.mkdir(parents=True, exist_ok=True)
+    pq.write_table(pa.Table.from_pylist(rows), examples)
+    return ids

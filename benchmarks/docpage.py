@@ -37,6 +37,7 @@ SECTIONS = {
     "bm25": "BM25: ir_bright vs bm25s and Pyserini (`bench_bm25.py`)",
     "fuse": "Run fusion: ir_bright vs ranx (`bench_fuse.py`)",
     "candidates": "Reranking candidates for the 12 BRIGHT domains (`bench_candidates.py`)",
+    "startup": "Start-up: importing and the command (`bench_startup.py`)",
 }
 INTRO = """# Performance
 
