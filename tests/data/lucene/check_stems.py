@@ -1,5 +1,6 @@
 """Compare ir_bright's stems with Lucene's (ALL from ``make_stems.py``) and NLTK's.
 
+    pip install nltk  # a maintainer's check only: ir_bright itself does not use NLTK
     python tests/data/lucene/check_stems.py ALL
 
 Words that the tokenizer changes (a trailing ``'``, a possessive ``'s``) are left out: their
