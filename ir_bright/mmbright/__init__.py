@@ -18,7 +18,6 @@ and ``etc/mmbright.json``.
 
 from .. import lazy
 from .ids import KEY_RULE_OF_TASK, NAMESPACE, REPLACEMENT_REASON, TASKS, dataset_ids
-from .keys import NO_IMAGE
 
 __all__ = [
     "KEY_RULE_OF_TASK",
@@ -31,4 +30,6 @@ __all__ = [
     "summary",
 ]
 
-__getattr__ = lazy.exports(__name__, {"datasets": "collection", "summary": "collection"})
+__getattr__ = lazy.exports(
+    __name__, {"NO_IMAGE": "keys", "datasets": "collection", "summary": "collection"}
+)
