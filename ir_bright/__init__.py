@@ -3,9 +3,10 @@
 ``import ir_bright`` registers every ``bright/...``, ``mm-bright/...`` and ``bright-pro/...``
 dataset with ir_datasets (replacing the core's defective ``bright/*`` entries: one INFO record
 of the ``ir_bright.registry`` logger says so, shown where the user configured logging) and the
-``Official(...)`` measure with ir_measures. It loads nothing heavy:
-pyarrow, NumPy, pandas and the plotting and statistics libraries are imported by the calls
-that use them.
+``Official(...)`` measure with ir_measures. It loads nothing heavy and builds no dataset: the
+ids come from the data files, a collection's datasets are built when one is first used
+(:mod:`ir_bright.registry`), and pyarrow, NumPy, pandas and the plotting and statistics
+libraries are imported by the calls that use them.
 """
 
 import os as _os
