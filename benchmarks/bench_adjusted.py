@@ -76,7 +76,7 @@ print(json.dumps({"seconds": seconds, "private_mb": peak[0] - base,
 
 def write_corpus_with_twins(parquet: Path, n_docs: int) -> None:
     """The generated corpus, then every ``TWIN_EVERY``-th document made a twin of the one
-    before it (its text with white space around it)."""
+    before it (its text with white space around it); renamed into place when complete."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -90,7 +90,9 @@ def write_corpus_with_twins(parquet: Path, n_docs: int) -> None:
     for i in range(TWIN_EVERY, len(texts), TWIN_EVERY):
         texts[i] = f"  {texts[i - 1]}\n"
     table = table.set_column(1, "content", pa.array(texts, pa.string()))
-    pq.write_table(table, parquet, row_group_size=1000)
+    partial = parquet.with_name(parquet.name + ".part")
+    pq.write_table(table, partial, row_group_size=1000)
+    partial.replace(parquet)
     plain.unlink()
 
 

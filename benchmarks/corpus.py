@@ -27,13 +27,16 @@ def write_corpus(
     """Write ``n_docs`` documents (columns id, content) of random Zipf-ish words to ``path``.
 
     With the defaults the file is about the size of BRIGHT's leetcode corpus (210 MB). The
-    row groups hold ``row_group_size`` rows (at most 50,000: one per generated chunk).
+    row groups hold ``row_group_size`` rows (at most 50,000: one per generated chunk). The file
+    is written under a temporary name and renamed when complete, so a benchmark that reuses
+    an existing corpus never meets a half-written one.
     """
     rng = np.random.default_rng(seed)
     path.parent.mkdir(parents=True, exist_ok=True)
     schema = pa.schema([("id", pa.string()), ("content", pa.string())])
     chunk = 50_000
-    with pq.ParquetWriter(path, schema) as writer:
+    partial = path.with_name(path.name + ".part")
+    with pq.ParquetWriter(partial, schema) as writer:
         for start in range(0, n_docs, chunk):
             count = min(chunk, n_docs - start)
             ids = [f"{id_prefix}{i}.txt" for i in range(start, start + count)]
@@ -43,6 +46,7 @@ def write_corpus(
             texts = [" ".join(words[bounds[i] : bounds[i + 1]]) for i in range(count)]
             table = pa.table({"id": ids, "content": texts}, schema=schema)
             writer.write_table(table, row_group_size=row_group_size or n_docs)
+    partial.replace(path)
     return path
 
 
