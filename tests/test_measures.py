@@ -285,3 +285,30 @@ def test_pyterrier_experiment_reports_official_values():
     assert row["nDCG@10"] < row["Official(nDCG@10)"]
     scores = pt.Evaluate(results, qrels_frame, metrics=[Official(RR)])
     assert scores["Official(RR)"] == pytest.approx(protocol.mean("RR", qrels, run))
+
+
+class _Unused(ir_measures.providers.Provider):
+    """A provider that supports no measure and records whether it was asked to start."""
+
+    NAME = "unused-probe"
+    asked = False
+
+    def supports(self, measure):
+        return False
+
+    def is_available(self):
+        type(self).asked = True
+        return True
+
+
+def test_scoring_starts_no_provider_that_supports_none_of_the_measures(monkeypatch):
+    """ir_measures' own qrel_inputs asks every provider whether it is available, which imports
+    it (ranx, where installed, took 2.8 s of every evaluate): the official evaluator asks only
+    the providers that compute one of its measures."""
+    pipeline = ir_measures.DefaultPipeline.providers
+    monkeypatch.setattr(ir_measures.DefaultPipeline, "providers", [*pipeline, _Unused()])
+    qrels = [Qrel("q", "a", 1), Qrel("q", "b", -100)]
+    run = [ScoredDoc("q", "b", 2.0), ScoredDoc("q", "a", 1.0)]
+    result = ir_measures.calc_aggregate([Official(nDCG @ 10)], qrels, run)
+    assert result[Official(nDCG @ 10)] == 1.0  # b is excluded, so a is ranked first
+    assert not _Unused.asked
