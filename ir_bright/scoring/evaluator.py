@@ -17,7 +17,7 @@ from .. import runs
 from ..judgements import split_qrels
 from ..upstream import inner_metrics
 from .official import Official
-from .protocol import needed_depth, official_run
+from .protocol import computed_by, needed_depth, official_run
 
 __all__ = ["OfficialEvaluator", "RunParts"]
 
@@ -94,31 +94,14 @@ def _slices(ranked: dict[str, Mapping[str, float]]) -> Iterator[dict]:
 def _with_fields(qrels: Any, inner: list[Measure]) -> tuple[Any, Any]:
     """``(qrels, None)``, or, when an inner measure reads qrel fields beyond ``relevance``
     (BRIGHT-Pro's aspects, per its provider's ``qrel_inputs``), ``(qrels, the qrels judged 0
-    and above with all their fields)`` for the inner evaluator."""
-    if set(_qrel_inputs(inner)) <= {"query_id", "doc_id", "relevance"}:
+    and above with all their fields)`` for the inner evaluator. Only the providers that compute
+    the measures are asked (:func:`~.protocol.computed_by`)."""
+    fields = {
+        f for provider, measures in computed_by(inner) for f in provider.qrel_inputs(measures)
+    }
+    if fields <= {"query_id", "doc_id", "relevance"}:
         return qrels, None
     if hasattr(qrels, "columns"):
         return qrels, qrels[qrels["relevance"] >= 0]
     records = list(QrelsConverter(qrels).as_namedtuple_iter())
     return records, [r for r in records if r.relevance >= 0]
-
-
-def _qrel_inputs(measures: Iterable[Measure]) -> set[str]:
-    """The qrel fields the default pipeline's providers read for ``measures``, each measure
-    asked of the provider that computes it: the first that supports it and is available.
-
-    ``DefaultPipeline.qrel_inputs`` gives the same answer but first asks every provider
-    whether it is available, which imports each installed one: ranx alone (numba) took 2.8 s
-    of every ``ir-bright evaluate`` where it is installed. Like the pipeline's evaluator, this
-    asks only the providers that support a measure still unassigned.
-    """
-    inputs: set[str] = set()
-    left = list(measures)
-    for provider in ir_measures.DefaultPipeline.providers:
-        if not left:
-            break
-        supported = [m for m in left if provider.supports(m)]
-        if supported and provider.is_available():
-            inputs.update(provider.qrel_inputs(supported))
-            left = [m for m in left if m not in supported]
-    return inputs

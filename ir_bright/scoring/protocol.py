@@ -19,7 +19,7 @@ from ..runs import CheckedRun, query_spans, refuse_nul
 from ..runs.columns import run_columns
 from ..runs.order import best
 
-__all__ = ["DEPTH", "ConsumableRun", "needed_depth", "official_run"]
+__all__ = ["DEPTH", "ConsumableRun", "computed_by", "needed_depth", "official_run"]
 
 DEPTH = 1000
 """How many documents of each query's ranking the official protocol keeps."""
@@ -96,10 +96,28 @@ def needed_depth(measures: Iterable[Measure]) -> int:
 
 def _provider(measure: Measure) -> str | None:
     """The name of the provider ir_measures' default pipeline computes ``measure`` with."""
+    return next((provider.NAME for provider, _ in computed_by([measure])), None)
+
+
+def computed_by(measures: Iterable[Measure]) -> list[tuple[Any, list[Measure]]]:
+    """``(provider, its measures)``: which provider of ir_measures' default pipeline computes
+    each of ``measures``, the first that supports it and is available, as the pipeline's own
+    evaluator assigns them.
+
+    Only providers that support a measure still unassigned are asked whether they are
+    available: asking imports a provider (ranx, where installed, takes seconds), and ir_measures'
+    ``DefaultPipeline.qrel_inputs`` asks every one.
+    """
+    assigned = []
+    left = list(measures)
     for provider in ir_measures.DefaultPipeline.providers:
-        if provider.supports(measure) and provider.is_available():
-            return provider.NAME
-    return None
+        if not left:
+            break
+        supported = [m for m in left if provider.supports(m)]
+        if supported and provider.is_available():
+            assigned.append((provider, supported))
+            left = [m for m in left if m not in supported]
+    return assigned
 
 
 def _run_dict(run: Any) -> dict[str, dict[str, float]]:
