@@ -62,14 +62,8 @@ class LazyDataset(Dataset):
             built = self._built = list(self.__dict__["_build"]()._constituents)
         return built
 
-    def __reduce__(self) -> tuple[Callable[[str], Dataset], tuple[str]]:
-        return registered, (self._lazy_id,)
-
-
-def registered(dataset_id: str) -> Dataset:
-    """The dataset ir_bright registered under ``dataset_id`` (registering first if need be)."""
-    register()
-    return _registered[dataset_id]
+    def __reduce__(self) -> tuple[Callable[[str], Any], tuple[str]]:
+        return load, (self._lazy_id,)  # load registers first, as a fresh process needs
 
 
 @cache

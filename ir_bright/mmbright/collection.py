@@ -88,7 +88,8 @@ def _domain_datasets(name: str, pretty: str, docs_json: dict[str, Any]) -> dict[
     """``mm-bright/<domain>`` and its five task ids."""
     counts = etc_json("mmbright_counts.json")[name]
     files = {config: file(config, name) for config in CONFIGS}
-    text_docs = ParquetDocs(files[DOCUMENTS], domain_id(name), count=counts["passages"])
+    base = domain_id(name)
+    text_docs = ParquetDocs(files[DOCUMENTS], base, count=counts["passages"])
     collection = docs_json["collection"]
 
     def doc(title: str, desc: str) -> Documentation:
@@ -102,7 +103,6 @@ def _domain_datasets(name: str, pretty: str, docs_json: dict[str, Any]) -> dict[
             }
         )
 
-    base = domain_id(name)
     passages = {"docs": {"count": counts["passages"]}}
     corpus_doc = doc("text corpus", docs_json["corpus"]["desc"])
     result = {
