@@ -16,6 +16,7 @@ from ir_bright.errors import ChecksumError, DownloadError, OfflineError
 from ir_bright.measures import A_Recall, wAlpha_nDCG
 from ir_bright.records import BrightProQrel
 from tests.fixtures.brightpro_hub import write_brightpro
+from tests.helpers import write_run
 from tests.test_aspect_measures import reference_a_recall, reference_alpha_ndcg
 
 
@@ -221,13 +222,8 @@ def test_cli_evaluate_uses_the_official_measures(pro, tmp_path, capsys):
     from ir_bright.cli import main
 
     scores = scores_of(pro)
-    path = tmp_path / "run.trec"
-    lines = [
-        f"{q} Q0 {d} {rank} {s} test"
-        for q, docs in scores.items()
-        for rank, (d, s) in enumerate(docs.items(), 1)
-    ]
-    path.write_text("\n".join(lines) + "\n")
+    triples = [(q, d, s) for q, docs in scores.items() for d, s in docs.items()]
+    path = write_run(tmp_path / "run.trec", triples)
     assert main(["evaluate", "bright-pro/biology", str(path), "--format", "json"]) == 0
     out = json.loads(capsys.readouterr().out)
     text = json.dumps(out)

@@ -21,6 +21,7 @@ import ir_bright  # noqa: F401 - registers Official with ir_measures
 from ir_bright.measures import Official
 from ir_bright.scoring import Scorer
 from tests import protocol
+from tests.helpers import write_run
 
 TEST_ID = "ir-bright-test/boundaries"
 DEEP = [Official(RR), Official(R @ 2000), Official(AP)]  # measures that read past rank 1,000
@@ -47,14 +48,8 @@ def scorer_values(tmp_path, monkeypatch, qrels, run, names=("RR", "R@2000")):
     monkeypatch.setitem(
         ir_datasets.registry._registered, TEST_ID, protocol.tiny_dataset(rows, names, TEST_ID)
     )
-    path = tmp_path / "run.trec"
-    lines = [
-        f"{q} Q0 {d} {i} {s!r} t"
-        for q, docs in run.items()
-        for i, (d, s) in enumerate(docs.items(), 1)
-    ]
-    path.write_text("\n".join(lines) + "\n")
-    return Scorer(TEST_ID, list(names)).evaluate(path)
+    triples = [(q, d, s) for q, docs in run.items() for d, s in docs.items()]
+    return Scorer(TEST_ID, list(names)).evaluate(write_run(tmp_path / "run.trec", triples))
 
 
 # -- the depth cut: rank 1,000 counts, rank 1,001 does not ------------------------------------
