@@ -16,10 +16,8 @@ from __future__ import annotations
 import argparse
 import os
 import random
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -34,14 +32,6 @@ def write_run(path: Path, ids: list[str], queries: int, depth: int = 1000) -> No
                 out.write(f"{q} Q0 {doc_id} {rank} {depth - rank + rng.random():.6f} first\n")
 
 
-def timed(command: list[str], env: dict[str, str]) -> float:
-    start = time.perf_counter()
-    done = subprocess.run(command, env=env, capture_output=True, text=True)
-    if done.returncode:
-        raise SystemExit(f"{' '.join(command)} failed: {done.stderr.strip()}")
-    return time.perf_counter() - start
-
-
 def main() -> int:
     """Build the mirror, warm the cache, time the 12 commands; print the table."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -49,6 +39,7 @@ def main() -> int:
     parser.add_argument("--depth", type=int, default=100)
     args = parser.parse_args()
     from benchmarks.corpus import write_domain
+    from benchmarks.processes import run_timed
     from ir_bright.datafiles import etc_json
     from tests.fixtures import hubserver
 
@@ -68,10 +59,12 @@ def main() -> int:
             ids = write_domain(folder / "hub", split, count["docs"], count["queries"], args.words)
             run = folder / f"{split}.trec"
             write_run(run, ids, count["queries"])
-            warm = timed([*ir_bright, "candidates", dataset, str(run), "--depth", "1"], env)
+            warm = run_timed(
+                [*ir_bright, "candidates", dataset, str(run), "--depth", "1"], env
+            ).wall
             out = folder / f"{split}.jsonl"
             command = [*ir_bright, "candidates", dataset, str(run), "--depth", str(args.depth)]
-            seconds = timed([*command, "-o", str(out)], env)
+            seconds = run_timed([*command, "-o", str(out)], env).wall
             lines = sum(1 for _ in open(out, encoding="utf-8"))
             assert lines == count["queries"] * args.depth, (split, lines)
             total += seconds

@@ -57,6 +57,7 @@ import pytrec_eval
 from ir_datasets.datasets.base import Dataset
 from ir_datasets.formats import TrecQrel
 from ir_measures import AP, RR, Qrel, R, ScoredDoc, nDCG
+from processes import run_timed  # benchmarks/, the script's folder
 
 from ir_bright.measures import Official
 from ir_bright.scoring import Scorer, evaluate
@@ -295,32 +296,6 @@ def write_examples(home: Path, qrels) -> None:
     pq.write_table(table, target)
 
 
-# Runs a module as ``python -m`` does, then prints the process's peak RSS (VmHWM) on stderr.
-# Read inside the process: the peak reported to a parent includes the parent's own, which a
-# child inherits at exec.
-PEAK = """
-import atexit, runpy, sys
-def peak():
-    for line in open("/proc/self/status"):
-        if line.startswith("VmHWM:"):
-            sys.stderr.write("\\nPEAK " + line.split()[1] + "\\n")
-atexit.register(peak)
-sys.argv = sys.argv[1:]
-runpy.run_module(sys.argv[0], run_name="__main__", alter_sys=True)
-"""
-
-
-def timed_process(module: str, args: list[str], env: dict) -> tuple[float, int, str]:
-    """Wall seconds, peak RSS (KiB) and stdout of ``python -m module args``."""
-    command = [sys.executable, "-c", PEAK, module, *args]
-    start = time.perf_counter()
-    done = subprocess.run(command, env=env, capture_output=True, text=True)
-    spent = time.perf_counter() - start
-    assert done.returncode == 0, (command, done.stderr[-2000:])
-    peak = int(done.stderr.rsplit("PEAK ", 1)[1].split()[0])
-    return spent, peak, done.stdout
-
-
 def bench_cli(repeats: int, folder: Path) -> list[str]:
     """Print the command-line table; return what missed (slower or more memory)."""
     spec = SHAPES["leaderboard"]
@@ -343,25 +318,25 @@ def bench_cli(repeats: int, folder: Path) -> list[str]:
     missed = []
     for label, compress in [("plain", False), ("gzip", True)]:
         path = write_run(folder / ("run.txt.gz" if compress else "run.txt"), run, compress)
-        stock_cmd = ["ir_measures", [str(qrels_path), str(path), "nDCG@10"]]
-        ours_cmd = ["ir_bright", ["evaluate", CLI_DATASET[0], str(path), "-m", "nDCG@10"]]
-        ours_cmd[1] += ["--format", "json"]
+        stock_cmd = [sys.executable, "-m", "ir_measures", str(qrels_path), str(path), "nDCG@10"]
+        ours_cmd = [sys.executable, "-m", "ir_bright", "evaluate", CLI_DATASET[0], str(path)]
+        ours_cmd += ["-m", "nDCG@10", "--format", "json"]
         stock_times, ours_times, stock_peak, ours_peak = [], [], 0, 0
         for _ in range(repeats):
-            seconds, peak, _ = timed_process(*stock_cmd, env)
-            stock_times.append(seconds)
-            stock_peak = max(stock_peak, peak)
-            seconds, peak, out = timed_process(*ours_cmd, env)
-            ours_times.append(seconds)
-            ours_peak = max(ours_peak, peak)
-            value = json.loads(out)[str(path)]["nDCG@10"]
+            stock = run_timed(stock_cmd, env)
+            stock_times.append(stock.wall)
+            stock_peak = max(stock_peak, stock.peak)
+            ours = run_timed(ours_cmd, env)
+            ours_times.append(ours.wall)
+            ours_peak = max(ours_peak, ours.peak)
+            value = json.loads(ours.stdout)[str(path)]["nDCG@10"]
             assert abs(value - reference[Official(nDCG @ 10)]) < 1e-12, value
         stock_s, ours_s = statistics.median(stock_times), statistics.median(ours_times)
         if ours_s > stock_s or ours_peak > stock_peak:
             missed.append(f"command line {label}")
         print(
-            f"| {label} | {stock_s:.2f} s | {stock_peak / 1024:.0f} MiB | {ours_s:.2f} s "
-            f"| {ours_peak / 1024:.0f} MiB | {ours_s / stock_s:.2f}x "
+            f"| {label} | {stock_s:.2f} s | {stock_peak:.0f} MiB | {ours_s:.2f} s "
+            f"| {ours_peak:.0f} MiB | {ours_s / stock_s:.2f}x "
             f"| {ours_peak / stock_peak:.2f}x |"
         )
     print(f"\nOfficial(nDCG@10) = {reference[Official(nDCG @ 10)]:.4f} from both runs")

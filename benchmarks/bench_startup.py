@@ -3,11 +3,11 @@
 Each case times two whole processes in turn (A B A B ...), ``--pairs`` times after one warm-up
 pair, and gives the median of the pair-by-pair wall-time ratios A/B (pairing keeps a ratio
 meaningful while the machine's speed drifts) and the medians of each side's peak memory
-(``ru_maxrss`` of the finished child). The import and ``--help`` cases run on one core (less
-scheduler noise); the BM25 run, which scores in worker processes, on all. Every process gets
-the same fresh ``IR_DATASETS_HOME``. ir_bright's bytecode is compiled first, as ``pip
-install`` leaves it (an editable install under ``PYTHONDONTWRITEBYTECODE=1`` would recompile
-every module per process). The targets are issue 17's:
+(``ru_maxrss`` of the finished child, through ``benchmarks/processes.py``). The import and
+``--help`` cases run on one core (less scheduler noise); the BM25 run, which scores in worker
+processes, on all. Every process gets the same fresh ``IR_DATASETS_HOME``. ir_bright's
+bytecode is compiled first, as ``pip install`` leaves it (an editable install under
+``PYTHONDONTWRITEBYTECODE=1`` would recompile every module per process). The targets are issue 17's:
 
 - ``import ir_bright`` at most 1.1x ``import ir_datasets, ir_measures``, and at most 12 MiB more;
 - ``ir-bright --help`` and each subcommand's ``--help`` at most 0.5x ``import ir_datasets``;
@@ -22,9 +22,7 @@ from __future__ import annotations
 import argparse
 import compileall
 import os
-import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 from dataclasses import dataclass
@@ -33,43 +31,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.processes import run_timed  # noqa: E402 - after the path is set
+
 STOCK = [sys.executable, "-c", "import ir_datasets, ir_measures"]
 BARE = [sys.executable, "-c", "import ir_datasets"]
-
-
-@dataclass
-class Timing:
-    """One process: wall seconds and peak resident memory (MiB)."""
-
-    wall: float
-    peak: float
-
-
-LAUNCHER = """
-import os, sys, time
-if sys.argv[1] == "pin":  # A and B on one core: less noise from the scheduler
-    os.sched_setaffinity(0, {max(os.sched_getaffinity(0))})
-start = time.perf_counter()
-quiet = [(os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0)]  # results unread, as in a pipe
-pid = os.posix_spawn(sys.argv[2], sys.argv[2:], os.environ, file_actions=quiet)
-_, status, usage = os.wait4(pid, 0)
-print(time.perf_counter() - start, usage.ru_maxrss / 1024, os.waitstatus_to_exitcode(status))
-"""
-"""Runs a command (``pin``: on one core) and prints its wall seconds, peak MiB and exit status.
-Linux carries a process's peak memory across fork and exec, so the command is started by this
-small process (python -S, about 10 MiB), not by the benchmark, whose peak would be every
-child's floor."""
-
-
-def run_once(command: list[str], env: dict[str, str], pin: bool) -> Timing:
-    """Run ``command`` to its end; fail loudly on a non-zero exit (a broken case is no data)."""
-    program = shutil.which(command[0]) or command[0]
-    launcher = [sys.executable, "-S", "-c", LAUNCHER, "pin" if pin else "free", program]
-    done = subprocess.run([*launcher, *command[1:]], env=env, capture_output=True, text=True)
-    wall, peak, status = done.stdout.split()
-    if done.returncode or status != "0":
-        raise SystemExit(f"{' '.join(command)} exited {status}: {done.stderr[-500:]}")
-    return Timing(float(wall), float(peak))
 
 
 @dataclass
@@ -88,8 +53,8 @@ def paired(
 ) -> Pairing:
     """A and B in turn, one warm-up pair not counted; pinned to one core unless A uses more
     (the BM25 run scores its queries in worker processes)."""
-    run_once(a, env, pin), run_once(b, env, pin)
-    runs = [(run_once(a, env, pin), run_once(b, env, pin)) for _ in range(pairs)]
+    run_timed(a, env, pin), run_timed(b, env, pin)
+    runs = [(run_timed(a, env, pin), run_timed(b, env, pin)) for _ in range(pairs)]
     median = statistics.median
     return Pairing(
         ratio=median(x.wall / y.wall for x, y in runs),
@@ -144,7 +109,7 @@ def main() -> int:
     tool = command_line()
     bm25 = [*tool, "-q", "bm25", "bright/pony", "-o", str(folder / "pony.trec")]
     try:
-        run_once(bm25, env, pin=False)  # downloads and indexes: the timed runs are warm
+        run_timed(bm25, env)  # downloads and indexes: the timed runs are warm
         imports = paired([sys.executable, "-c", "import ir_bright"], STOCK, env, args.pairs)
         helps = {
             name: paired([*tool, *name.split()], BARE, env, args.pairs)
