@@ -262,11 +262,11 @@ def bright_domains(args) -> int:
     """Index and search a generated corpus of every BRIGHT domain's real size, timed."""
     from benchmarks.corpus import write_corpus
     from ir_bright import bm25
-    from ir_bright.datafiles import etc_json
+    from ir_bright.families import family
     from ir_bright.store.parquet import read_batches
 
     folder = args.folder or Path(tempfile.mkdtemp(prefix="bench_bm25_"))
-    counts = etc_json("bright_counts.json")
+    counts = {key: d["counts"] for key, d in family("bright").domains.items()}
     print(
         "All 12 BRIGHT domains, ir_bright end to end: a generated corpus of each domain's real "
         f"size, indexed, then as many {args.query_words}-word queries as the domain has.\n"

@@ -1,7 +1,7 @@
 """Reranking candidates for all 12 BRIGHT domains: ``ir-bright candidates --depth 100``.
 
 A loopback mirror holds, for each domain, a generated corpus of its real size
-(``benchmarks/corpus.py``; ``etc/bright_counts.json`` gives the sizes) and generated
+(``benchmarks/corpus.py``; BRIGHT's declaration gives the sizes) and generated
 ``examples`` with its real number of queries, each excluding two documents. A first-stage run
 ranks 1,000 random documents per query. The cache is warmed first (``--depth 1``: the downloads and
 the random-access store, built once per corpus, timed apart); then each domain's
@@ -40,10 +40,10 @@ def main() -> int:
     args = parser.parse_args()
     from benchmarks.corpus import write_domain
     from benchmarks.processes import run_timed
-    from ir_bright.datafiles import etc_json
+    from ir_bright.families import family
     from tests.fixtures import hubserver
 
-    counts = etc_json("bright_counts.json")
+    counts = {key: d["counts"] for key, d in family("bright").domains.items()}
     folder = Path(tempfile.mkdtemp(prefix="bench_candidates_"))
     state, server = hubserver.start(folder / "hub")
     env = {**os.environ, "HF_ENDPOINT": state.url, "IR_BRIGHT_VERIFY": "0"}

@@ -93,7 +93,7 @@ def phase(name: str, home: Path) -> dict:
     import ir_datasets
 
     import ir_bright  # noqa: F401
-    from ir_bright.mmbright import collection as mmbright
+    from ir_bright.families.mmbright import collection as mmbright
 
     text = ir_datasets.load(f"mm-bright/{DOMAIN}")
     pairs = ir_datasets.load(f"mm-bright/{DOMAIN}/task4")

@@ -272,7 +272,7 @@ CLI_DATASET = ("bright/aops", "examples", "aops")
 def write_examples(home: Path, qrels) -> None:
     """The qrels as BRIGHT's ``examples`` parquet, cached under ``home`` as the hub's copy."""
     code = (
-        "from ir_bright.bright import collection; "
+        "from ir_bright.families.bright import collection; "
         f"print(collection._file({CLI_DATASET[1]!r}, {CLI_DATASET[2]!r}).local_path)"
     )
     env = {**os.environ, "IR_DATASETS_HOME": str(home)}

@@ -85,10 +85,10 @@ def command_line() -> list[str]:
 def pony_mirror(folder: Path) -> tuple[object, str]:
     """A loopback hub serving a generated pony of its real size; returns (server, URL)."""
     from benchmarks.corpus import write_domain
-    from ir_bright.datafiles import etc_json
+    from ir_bright.families import family
     from tests.fixtures import hubserver
 
-    counts = etc_json("bright_counts.json")["pony"]
+    counts = family("bright").domains["pony"]["counts"]
     write_domain(folder / "hub", "pony", counts["docs"], counts["queries"], words=100)
     state, server = hubserver.start(folder / "hub")
     return server, state.url

@@ -8,7 +8,6 @@ presence and size), except :func:`fetch`, which downloads.
 from __future__ import annotations
 
 import fnmatch
-import importlib
 import logging
 from collections.abc import Iterable
 from typing import Any
@@ -27,12 +26,12 @@ __all__ = [
     "overview",
     "plan_download",
     "resolve_ids",
+    "summary",
 ]
 
 logger = logging.getLogger(__name__)
 
 GLOB = "*?["
-_SUMMARIES = {"mm-bright/": "ir_bright.mmbright", "bright-pro/": "ir_bright.brightpro"}
 
 
 def match_ids(pattern: str | None, ids: list[str] | None = None) -> list[str]:
@@ -265,16 +264,25 @@ def _bm25_indexes(dataset: Any) -> list[str]:
     return sorted(str(p) for p in root.iterdir() if (p / "ir_bright.json").is_file())
 
 
+def summary(dataset_id: str) -> dict[str, int] | None:
+    """Consistency counts of a dataset (MM-BRIGHT: skipped images and pairs; BRIGHT-Pro: gold
+    docs without an aspect), as its family's module computes them, downloading what they
+    need; None for a family that has none."""
+    from .families import family_of
+
+    family = family_of(dataset_id)
+    if family is None:
+        from . import registry
+
+        registry.load(dataset_id)  # an unknown id: its close matches
+        raise IrBrightError(f"{dataset_id} is not an ir_bright dataset: it has no summary")
+    compute = getattr(family.module(), "summary", None)
+    return None if compute is None else compute(dataset_id)
+
+
 def _summary(dataset_id: str, files: list[Any]) -> Any:
-    """The collection's ``summary(id)`` (MM-BRIGHT, BRIGHT-Pro) once its files are cached."""
-    module = next((m for prefix, m in _SUMMARIES.items() if dataset_id.startswith(prefix)), None)
-    if module is None or not all(f.is_cached() for f in files):
-        return None
-    try:
-        summary = getattr(importlib.import_module(module), "summary", None)
-    except ImportError:
-        return None
-    if summary is None:
+    """:func:`summary` once the dataset's files are cached (None before, and on failure)."""
+    if not all(f.is_cached() for f in files):
         return None
     try:
         return summary(dataset_id)

@@ -21,14 +21,15 @@ file's facts come from the record written beside it at download
 checksums computed once and ``commit`` ``"unknown"``, never a guessed one.
 
 ``commit`` is the commit every described file was fetched at (``"unknown"`` when none says),
-and None when they differ; ``known_as`` names it when it is one of the known revisions of
-``ir_bright/etc/revisions.json`` (who pins it, what changed between them), else None.
+and None when they differ; ``known_as`` names it when it is one of the known revisions of its
+family's declaration (``hub.known_revisions``: who pins it, what changed between them), else
+None.
 ``mixed_commits`` is true when two files were fetched at two different known commits: the
 number then mixes two states of the hub repository, and every command reading them has said
 so in a warning (:func:`ir_bright.hub.provenance.watch`). To
 score one state: delete the cached files of the other commit (``ir-bright info ID`` lists
 them with their commits), set ``IR_BRIGHT_REVISION`` to the wanted commit (the known BRIGHT
-revisions are in ``ir_bright/etc/revisions.json``) and run the command again.
+revisions are in the families' declarations) and run the command again.
 """
 
 from __future__ import annotations
@@ -40,7 +41,6 @@ from typing import Any
 
 from . import registry
 from ._version import __version__
-from .datafiles import etc_json
 from .errors import IrBrightError
 from .hub.provenance import UNKNOWN
 from .store.derived import replaced_atomically
@@ -138,12 +138,13 @@ def write_run_provenance(
 
 
 def known_revisions() -> dict[tuple[str, str], str]:
-    """``{(repository, commit): name}`` of the known revisions (``etc/revisions.json``)."""
-    repos = etc_json("revisions.json")["repos"]
+    """``{(repository, commit): name}`` of the known revisions the families declare."""
+    from .families import families
+
     return {
-        (repo, revision["commit"]): revision["known_as"]
-        for repo, about in repos.items()
-        for revision in about["revisions"]
+        (family.data["hub"]["repo"], revision["commit"]): revision["known_as"]
+        for family in families()
+        for revision in family.data["hub"].get("known_revisions", {}).get("revisions", ())
     }
 
 

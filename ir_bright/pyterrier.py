@@ -99,11 +99,7 @@ class BrightDatasetProvider:
         from . import registry
 
         registry.register()
-        return [
-            i.removeprefix("bright/")
-            for i in registry.our_ids()
-            if i.startswith(("bright/", "mm-bright/", "bright-pro/"))
-        ]
+        return [i.removeprefix("bright/") for i in registry.our_ids() if "/" in i]
 
 
 @cache

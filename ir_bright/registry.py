@@ -1,11 +1,11 @@
-"""Registration of ir_bright's datasets with ir_datasets, and the pieces every collection shares.
+"""Registration of ir_bright's datasets with ir_datasets, and the pieces every family shares.
 
-Each collection package (``bright``, ``mmbright``, ``brightpro``) names its ids from its data
-files alone (``dataset_ids()``) and builds its datasets in its ``collection`` module
-(``datasets() -> dict[str, Dataset]``). :func:`register` puts a :class:`LazyDataset` under
-each id into ``ir_datasets.registry``, replacing entries the core already has under the same
-id (one INFO line says which and why), and is safe to call again. A collection is built, in
-one piece, when one of its datasets is first used: ``import ir_bright`` pays for its ids only.
+Each benchmark family names its ids in its declaration (:mod:`ir_bright.families`) and builds
+its datasets in the module the declaration names (``datasets(family) -> dict[str, Dataset]``).
+:func:`register` puts a :class:`LazyDataset` under each id into ``ir_datasets.registry``,
+replacing entries the core already has under the same id (one INFO line says which and why),
+and is safe to call again. A family is built, in one piece, when one of its datasets is first
+used: ``import ir_bright`` pays for its ids only.
 """
 
 from __future__ import annotations
@@ -21,20 +21,19 @@ import ir_datasets
 from ir_datasets.datasets.base import Dataset
 from ir_datasets.util.metadata import MetadataComponent, MetadataProvider
 
+from .families import families, family
 from .upstream import dataset_table
 
 logger = logging.getLogger(__name__)
 
-COLLECTIONS = ("bright", "mmbright", "brightpro")
 _registered: dict[str, Dataset] = {}
 
 
 def register() -> list[str]:
     """Register every ir_bright dataset (idempotent); return the ids registered by this call."""
     added = []
-    for name in COLLECTIONS:
-        placeholders, reason = _placeholders(name)
-        added += _register_collection(placeholders, reason)
+    for declared in families():
+        added += _register_collection(_placeholders(declared.name), declared.replaces)
     _register_measures()
     return added
 
@@ -67,18 +66,16 @@ class LazyDataset(Dataset):
 
 
 @cache
-def _placeholders(name: str) -> tuple[dict[str, Dataset], str]:
-    """A collection's :class:`LazyDataset` per id (one per process) and why it replaces the
-    core's entries, from its package face: nothing is built."""
-    face = importlib.import_module(f"{__package__}.{name}")
-    placeholders = {
+def _placeholders(name: str) -> dict[str, Dataset]:
+    """A family's :class:`LazyDataset` per id (one per process), from its declaration:
+    nothing is built."""
+    return {
         dataset_id: LazyDataset(dataset_id, partial(_built_dataset, name, dataset_id))
-        for dataset_id in face.dataset_ids()
+        for dataset_id in family(name).dataset_ids()
     }
-    return placeholders, face.REPLACEMENT_REASON
 
 
-_building = threading.RLock()  # reentrant: a collection's build may load one of its datasets
+_building = threading.RLock()  # reentrant: a family's build may load one of its datasets
 
 
 def _built_dataset(name: str, dataset_id: str) -> Dataset:
@@ -88,15 +85,14 @@ def _built_dataset(name: str, dataset_id: str) -> Dataset:
         return built[dataset_id]
     except KeyError:
         raise RuntimeError(
-            f"ir_bright.{name} names {dataset_id} in dataset_ids() but its collection module "
-            "builds no such dataset"
+            f"the {name} family declares {dataset_id} but its module builds no such dataset"
         ) from None
 
 
 @cache
 def _built_collection(name: str) -> Mapping[str, Dataset]:
-    """A collection's datasets, built once per process."""
-    return importlib.import_module(f"{__package__}.{name}.collection").datasets()
+    """A family's datasets, built once per process."""
+    return family(name).datasets()
 
 
 def _register_measures() -> None:
@@ -185,7 +181,7 @@ def dataset(
 
 def collection_root(namespace: str, collection: Mapping[str, Any]) -> Dataset:
     """The dataset of a collection's bare id (``mm-bright``): its documentation only, from the
-    ``collection`` section of its documentation file (``etc/<collection>.json``)."""
+    ``collection`` of its family's declaration."""
     fields = ("pretty_name", "desc", "bibtex", "website")
     return dataset(namespace, Documentation({k: collection[k] for k in fields}), metadata={})
 

@@ -16,7 +16,7 @@ from ir_measures import ScoredDoc
 
 import ir_bright
 from ir_bright import hub
-from ir_bright.bright import adjusted
+from ir_bright.families.bright import adjusted
 from ir_bright.hub import transfer
 from tests import protocol
 from tests.fixtures import bright_hub

@@ -92,9 +92,9 @@ def test_agentic_subset_keeps_the_listed_queries_only(pro):
 
 
 def test_agentic_subset_is_the_official_list():
-    from ir_bright.datafiles import etc_json
+    from ir_bright.families import family
 
-    tasks = etc_json("brightpro_agentic.json")["tasks"]
+    tasks = {key: d["agentic_queries"] for key, d in family("bright-pro").domains.items()}
     assert {task: len(ids) for task, ids in tasks.items()} == {
         "biology": 25,
         "earth_science": 25,

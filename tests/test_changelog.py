@@ -7,8 +7,8 @@ import re
 from pathlib import Path
 
 from ir_bright.bm25 import index
-from ir_bright.bright import adjusted
-from ir_bright.mmbright import images
+from ir_bright.families.bright import adjusted
+from ir_bright.families.mmbright import images
 from ir_bright.store import counts, schema
 from ir_bright.store.arrow_file import StoreFile
 

@@ -24,7 +24,7 @@ import pytest
 from ir_datasets.commands import export as irds_export
 
 from ir_bright.cli import main
-from ir_bright.datafiles import etc_json
+from ir_bright.families import family
 from tests.fixtures import bright_hub, mmbright_hub
 from tests.helpers import write_run
 
@@ -437,7 +437,7 @@ def test_every_count_is_declared_except_those_that_need_the_real_files():
                 missing.setdefault(dataset_id, set()).add(entity)
     expected = {
         f"mm-bright/{domain}/{task}": entities
-        for domain in etc_json("mmbright_counts.json")
+        for domain in family("mm-bright").domains
         for task, entities in DEFERRED.items()
     }
     # duplicate-aware qrels: known once the corpus hash pass has run (the adjusted module's)
@@ -468,7 +468,7 @@ def test_metadata_has_a_count_for_every_entity_once_the_fixture_files_are_cached
 def test_a_count_needing_the_files_is_computed_once_then_served_from_the_cache(
     both, capsys, monkeypatch
 ):
-    from ir_bright.mmbright import pairs, tasks
+    from ir_bright.families.mmbright import pairs, tasks
 
     ids = ["mm-bright/academia/task1", "mm-bright/academia/task4"]
     assert ir_datasets.load(ids[0]).metadata()["qrels"] == {}  # nothing cached: unknown

@@ -3,7 +3,6 @@ and a collection's datasets are built, once, when one of them is first used."""
 
 from __future__ import annotations
 
-import importlib
 import pickle
 import subprocess
 import sys
@@ -15,25 +14,25 @@ import pytest
 from ir_datasets.datasets.base import Dataset
 
 from ir_bright import registry
+from ir_bright.families import families, family
 
 # The id counts from the benchmarks' own descriptions (docs/reference.md gives each source):
 # BRIGHT has 12 domains, 8 with long documents, and five LLMs' reasoning as queries, and each
 # short-document domain has adjusted qrels; MM-BRIGHT has 29 domains, a text corpus and five
 # task ids each (Task 4 under two key rules); BRIGHT-Pro has 7 domains, each with its agentic
-# subset. Each collection adds its bare id.
+# subset. Each family adds its bare id.
 EXPECTED_IDS = {
     "bright": 1 + 12 * (1 + 1 + 5) + 8 * (1 + 5),
-    "mmbright": 1 + 29 * (1 + 5),
-    "brightpro": 1 + 7 * 2,
+    "mm-bright": 1 + 29 * (1 + 5),
+    "bright-pro": 1 + 7 * 2,
 }
 
 
-@pytest.mark.parametrize("name", registry.COLLECTIONS)
-def test_each_collection_builds_exactly_the_ids_it_names_in_their_order(name):
-    face = importlib.import_module(f"ir_bright.{name}")
-    built = importlib.import_module(f"ir_bright.{name}.collection").datasets()
-    assert len(face.dataset_ids()) == EXPECTED_IDS[name]
-    assert list(built) == face.dataset_ids()
+@pytest.mark.parametrize("name", [declared.name for declared in families()])
+def test_each_family_builds_exactly_the_ids_it_declares_in_their_order(name):
+    declared = family(name)
+    assert len(declared.dataset_ids()) == EXPECTED_IDS[name]
+    assert list(declared.datasets()) == declared.dataset_ids()
 
 
 def test_a_registered_dataset_is_a_dataset_built_on_first_use():
@@ -62,11 +61,13 @@ def test_threads_using_one_collection_at_once_build_it_once(monkeypatch):
     @cache
     def counting(name):
         builds.append(name)
-        return importlib.import_module(f"ir_bright.{name}.collection").datasets()
+        return family(name).datasets()
 
     monkeypatch.setattr(registry, "_built_collection", counting)
-    ids = importlib.import_module("ir_bright.brightpro").dataset_ids()
-    fresh = [registry.LazyDataset(i, partial(registry._built_dataset, "brightpro", i)) for i in ids]
+    ids = family("bright-pro").dataset_ids()
+    fresh = [
+        registry.LazyDataset(i, partial(registry._built_dataset, "bright-pro", i)) for i in ids
+    ]
     start = threading.Barrier(len(fresh))
 
     def use(dataset):
@@ -78,7 +79,7 @@ def test_threads_using_one_collection_at_once_build_it_once(monkeypatch):
         thread.start()
     for thread in threads:
         thread.join()
-    assert builds == ["brightpro"]
+    assert builds == ["bright-pro"]
     assert [d.dataset_id() for d in fresh] == ids
 
 

@@ -20,9 +20,8 @@ import ir_measures
 import pytest
 
 import ir_bright
-from ir_bright import mmbright
 from ir_bright.errors import MissingDependencyError
-from ir_bright.mmbright import collection as mmbright_collection
+from ir_bright.families.mmbright import collection as mmbright
 from tests.fixtures import mmbright_hub
 from tests.fixtures.mmbright_hub import repo_path
 from tests.helpers import qrels_of
@@ -377,7 +376,7 @@ def test_a_repeated_image_path_is_looked_up_as_it_is_iterated(hub, hub_root):
 
 
 def test_decodability_is_decided_once_and_cached_on_disk(mm, monkeypatch):
-    from ir_bright.mmbright import images
+    from ir_bright.families.mmbright import images
 
     calls = []
     real_decode = images.decode_format
@@ -386,7 +385,7 @@ def test_decodability_is_decided_once_and_cached_on_disk(mm, monkeypatch):
     assert len(calls) == len(mm.domains["academia"].doc_images)
     verdicts = list(ir_bright.hub.cache_home().rglob("*.decodable.json"))
     assert [v.name for v in verdicts] == ["document_images.parquet.decodable.json"]
-    mmbright_collection._domain_at.cache_clear()  # as a new process would start
+    mmbright._domain_at.cache_clear()  # as a new process would start
     list(ir_datasets.load("mm-bright/academia/task3").docs_iter())
     list(ir_datasets.load("mm-bright/academia/task4").docs_iter())
     assert len(calls) == len(mm.domains["academia"].doc_images)
@@ -415,7 +414,7 @@ def test_a_damaged_decodability_verdict_is_rebuilt_with_one_warning(mm, caplog, 
         derived.manifest_path(verdict).unlink()
     else:
         verdict.write_text(damaged)
-    mmbright_collection._domain_at.cache_clear()  # as a new process would start
+    mmbright._domain_at.cache_clear()  # as a new process would start
     caplog.set_level(logging.WARNING)
     assert [d.doc_id for d in ir_datasets.load("mm-bright/academia/task3").docs_iter()] == clean
     warnings = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
@@ -428,7 +427,7 @@ def test_a_verdict_that_cannot_be_rebuilt_is_a_one_line_error_naming_it(mm, monk
     list(ir_datasets.load("mm-bright/academia/task3").docs_iter())
     (verdict,) = ir_bright.hub.cache_home().rglob("*.decodable.json")
     verdict.write_text("null")
-    mmbright_collection._domain_at.cache_clear()
+    mmbright._domain_at.cache_clear()
 
     def refuse(*args, **kwargs):
         raise PermissionError(13, "Permission denied")
@@ -444,7 +443,7 @@ def test_a_huge_image_is_judged_in_bounded_memory_without_printing_warnings(recw
 
     from PIL import Image
 
-    from ir_bright.mmbright import images
+    from ir_bright.families.mmbright import images
 
     buffer = io.BytesIO()
     Image.new("L", (12000, 12000)).save(buffer, "PNG")  # 144 M pixels: a bomb warning
@@ -602,7 +601,7 @@ def test_missing_pillow_is_a_one_line_error(mm, monkeypatch):
 def test_a_huge_jpeg_is_decoded_at_reduced_scale_and_a_broken_one_refused():
     from PIL import Image
 
-    from ir_bright.mmbright import images
+    from ir_bright.families.mmbright import images
 
     buffer = io.BytesIO()
     Image.new("RGB", (9000, 5000), (10, 200, 30)).save(buffer, "JPEG", quality=20)

@@ -18,9 +18,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from ir_bright.bright.collection import EXAMPLES_SPEC
 from ir_bright.errors import IrBrightError
-from ir_bright.mmbright.source import QUERY_SPEC
+from ir_bright.families.bright.collection import EXAMPLES_SPEC
+from ir_bright.families.mmbright.source import QUERY_SPEC
 from ir_bright.store import ParquetDocs
 from ir_bright.store.schema import checked_columns
 

@@ -11,16 +11,18 @@ from ir_bright.cli import main
 from ir_bright.results import references, report
 from tests.test_report import bright, hand_runs  # noqa: F401 - bright is a fixture
 
-REFERENCES = json.loads(
-    (report.Path(report.__file__).parents[1] / "etc" / "reference.json").read_text()
-)["references"]
+REFERENCES = {
+    bench: rows
+    for path in (report.Path(report.__file__).parents[1] / "families").glob("*.json")
+    for bench, rows in json.loads(path.read_text())["references"].items()
+}
 ROWS = [(bench, name) for bench, rows in REFERENCES.items() for name in rows]
 
 
 @pytest.fixture
 def published_row(monkeypatch):
     """Add published rows ``hand`` (the hand runs' cells: Bio 77.5, AoPS 81.5) and ``near``
-    (Bio 77.7) to benchmark bright, as etc/reference.json would hold them."""
+    (Bio 77.7) to benchmark bright, as a family declaration would hold them."""
     real = references._catalogue
 
     def catalogue():

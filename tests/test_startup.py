@@ -106,7 +106,8 @@ def test_a_usage_error_imports_no_collection():
     status, names = imported_by("bm25", "--k1")
     assert status == 2
     assert not any(
-        n.startswith(("ir_datasets", "ir_bright.bright", "ir_bright.registry")) for n in names
+        n.startswith(("ir_datasets", "ir_bright.families.bright", "ir_bright.registry"))
+        for n in names
     )
 
 
@@ -141,4 +142,4 @@ print([m for m in built() if m.endswith(".collection")])
     assert proc.returncode == 0, proc.stderr
     at_import, after_use = proc.stdout.splitlines()
     assert at_import == "[]"
-    assert after_use == "['ir_bright.bright.collection']"
+    assert after_use == "['ir_bright.families.bright.collection']"

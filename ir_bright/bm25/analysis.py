@@ -134,13 +134,16 @@ def _needs_longest():
 
 
 def _emoji_sets() -> dict[str, str]:
-    """Lucene's emoji properties (``etc/lucene_emoji.json``) as ``regex`` set contents: the
-    ``regex`` module's own are of a newer Unicode (``★`` is no longer pictographic there)."""
-    from ..datafiles import etc_json
+    """Lucene's emoji properties (``lucene_emoji.json`` beside this module) as ``regex`` set
+    contents: the ``regex`` module's own are of a newer Unicode (``★`` is no longer
+    pictographic there)."""
+    import json
+    from importlib import resources
 
+    text = resources.files(__package__).joinpath("lucene_emoji.json").read_text("utf-8")
     return {
         name: "".join(f"\\U{int(a, 16):08X}-\\U{int(b, 16):08X}" for a, b in ranges)
-        for name, ranges in etc_json("lucene_emoji.json").items()
+        for name, ranges in json.loads(text).items()
         if name != "source"
     }
 

@@ -185,7 +185,8 @@ class HubFile:
 
 
 def catalogue(data: dict[str, Any]) -> dict[str, HubFile]:
-    """The hub files described by a catalogue (one of ``ir_bright/etc/*_files.json``).
+    """The hub files described by a catalogue (the ``hub`` of a family's declaration,
+    ``ir_bright/families/<family>.json``).
 
     ``data`` has ``repo``, ``revision``, ``namespace`` and ``files``: key -> ``path``,
     ``cache_path`` and optionally ``size``, ``md5`` and ``same_as`` (the key of a file with the

@@ -1,11 +1,15 @@
-"""Published rows (``etc/reference.json``): beside a report's rows (``--reference``) or set
-against them cell by cell (``--check``).
+"""Published rows, declared by each family beside its benchmarks (:mod:`ir_bright.families`):
+beside a report's rows (``--reference``) or set against them cell by cell (``--check``).
 
 A published row holds ``label``, ``values`` (x100 as printed, by column label; ``null`` when
 the source gives only the average), ``average`` and ``source``; optionally ``setting`` (text,
 with ``first_stage``, ``reranker`` and ``depth`` beside it, or an object of those keys),
-``date``, ``institution``, ``link``, ``name`` and ``benchmark``. :func:`listing` gives every
-row as one record (``ir-bright references``).
+``date``, ``institution``, ``link``, ``name`` and ``benchmark``. ``setting`` is ``original``
+(the benchmark's queries), ``<model>-reasoning`` (an LLM's reasoning as the queries),
+``rerank``, ``agentic`` or ``unknown`` (the source does not say); ``date`` is the row's date
+on a leaderboard (ISO 8601); ``source`` names where each number was read (paper and table,
+or repository, file, commit and entry). :func:`listing` gives every row as one record
+(``ir-bright references``).
 """
 
 from __future__ import annotations
@@ -36,10 +40,10 @@ _GIVEN = ("institution", "link")
 
 @cache
 def _catalogue() -> dict[str, Any]:
-    """``{benchmark: {name: row}}`` of every published row."""
-    from ..datafiles import etc_json
+    """``{benchmark: {name: row}}`` of every published row, in the families' order."""
+    from ..families import families
 
-    return dict(etc_json("reference.json")["references"])
+    return {bench: rows for family in families() for bench, rows in family.references().items()}
 
 
 def reference_names(bench: Benchmark) -> list[str]:
@@ -78,7 +82,7 @@ def _record(bench: str, name: str, spec: dict[str, Any]) -> dict[str, Any]:
 
 
 def published(name: str, bench: Benchmark, measure: str) -> dict[str, Any]:
-    """The published row ``name`` of ``bench`` (``etc/reference.json``), or a one-line error
+    """The published row ``name`` of ``bench``, or a one-line error
     when there is none or the table's ``measure`` is not the published one."""
     available = _catalogue().get(bench.name, {})
     if name not in available:
@@ -103,7 +107,7 @@ def _cells(spec: dict[str, Any], bench: Benchmark) -> dict[str, float]:
 
 
 def reference_rows(names: Iterable[str], bench: Benchmark, measure: str) -> list[Row]:
-    """Published rows (``etc/reference.json``) as :class:`Row` s (fractions, like scores)."""
+    """Published rows as :class:`Row` s (fractions, like scores)."""
     rows = []
     for name in names:
         spec = published(name, bench, measure)

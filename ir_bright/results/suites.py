@@ -1,11 +1,10 @@
-"""The benchmark catalogue (``etc/benchmarks.json``) and the run-file naming rule.
+"""The benchmarks ``report`` and ``compare`` tabulate, and the run-file naming rule.
 
 A *benchmark* is an ordered list of dataset ids with the column labels the papers print and a
-headline measure: ``bright`` (12 domains, nDCG@10), ``bright-<model>-reason`` (the same domains
-with an LLM's reasoning as queries), ``bright-adjusted``, ``bright-long`` (8 domains, R@1),
-``mm-bright-task1`` ... ``mm-bright-task4``, ``mm-bright-task4-legacy`` (29 domains, nDCG@10),
-``bright-pro``. A benchmark may have *groups* of domains, each reported as the macro average of
-its domains beside the benchmark's: BRIGHT's ``StackExchange``, ``Coding`` and ``Theorem``.
+headline measure, declared by its family (:mod:`ir_bright.families`): ``bright`` (12 domains,
+nDCG@10), ``bright-long`` (8 domains, R@1), ``mm-bright-task1``, ``bright-pro``, ... A benchmark
+may have *groups* of domains, each reported as the macro average of its domains beside the
+benchmark's: BRIGHT's ``StackExchange``, ``Coding`` and ``Theorem``.
 
 File-naming rule, used by every command that finds runs by name (``report``, ``compare``):
 the file name without its extensions (``.gz``, then one of :data:`RUN_SUFFIXES`) is the dataset
@@ -72,9 +71,10 @@ class Benchmark:
 
 @cache
 def _catalogue() -> dict[str, Any]:
-    from ..datafiles import etc_json
+    """Every family's benchmarks, by name, in the families' order."""
+    from ..families import families
 
-    return dict(etc_json("benchmarks.json")["benchmarks"])
+    return {name: spec for family in families() for name, spec in family.benchmarks().items()}
 
 
 def benchmark_names() -> list[str]:
@@ -88,23 +88,17 @@ def benchmark(name: str) -> Benchmark:
     if name not in known:
         raise ReportError(f"unknown benchmark {name!r}: choose one of {', '.join(known)}")
     spec = known[name]
-    ids = tuple(c["id"] for c in spec["columns"])
-    labels = tuple(c["label"] for c in spec["columns"])
-    by_label = dict(zip(labels, ids))
+    by_label = dict(zip(spec.labels, spec.ids))
     groups = tuple(
-        Group(g["label"], tuple(by_label[label] for label in g["columns"]))
-        for g in spec.get("groups", ())
+        Group(label, tuple(by_label[column] for column in columns))
+        for label, columns in spec.groups
     )
-    return Benchmark(name, spec["title"], spec["measure"], ids, labels, groups)
+    return Benchmark(name, spec.title, spec.measure, spec.ids, spec.labels, groups)
 
 
 def benchmarks_of(dataset_id: str) -> list[str]:
     """The benchmarks that have ``dataset_id`` as a column."""
-    return [
-        name
-        for name, spec in _catalogue().items()
-        if dataset_id in {c["id"] for c in spec["columns"]}
-    ]
+    return [name for name, spec in _catalogue().items() if dataset_id in spec.ids]
 
 
 def filename_for(dataset_id: str, suffix: str = ".trec") -> str:

@@ -1,11 +1,11 @@
 """Counts that only the real files determine, computed once from the cached files and kept.
 
-Most counts ship in ``etc/*_counts.json``. A few (MM-BRIGHT's qrels of tasks 1-3, Task 4's
-pairs and qrels) are published nowhere and follow from whole files, so they are computed the
-first time they are asked for once every file they read is cached, stored in
-``<first input>.counts.json`` beside that file, and served from there while the inputs keep
-their size and modification time. Before the files are cached the count is None (unknown),
-never a guess.
+Most counts ship in the families' declarations (``ir_bright/families/*.json``). A few
+(MM-BRIGHT's qrels of tasks 1-3, Task 4's pairs and qrels) are published nowhere and follow
+from whole files, so they are computed the first time they are asked for once every file
+they read is cached, stored in ``<first input>.counts.json`` beside that file, and served
+from there while the inputs keep their size and modification time. Before the files are
+cached the count is None (unknown), never a guess.
 """
 
 from __future__ import annotations

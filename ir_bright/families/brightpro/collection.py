@@ -1,4 +1,4 @@
-"""BRIGHT-Pro's datasets, built from the data files: docs, queries with reference answers,
+"""BRIGHT-Pro's datasets, built from its declaration: docs, queries with reference answers,
 aspect-carrying qrels and aspects per domain; :func:`summary` gives the consistency counts."""
 
 from __future__ import annotations
@@ -10,14 +10,13 @@ from typing import Any
 from ir_datasets.datasets.base import Dataset
 from ir_datasets.formats import BaseQrels, BaseQueries
 
-from ..datafiles import DomainSetting, etc_json
-from ..judgements import EXCLUDED
-from ..records import BrightProAspect, BrightProQrel, BrightProQuery
-from ..registry import Documentation, collection_root, dataset
-from ..store.docs import ParquetDocs
+from ...judgements import EXCLUDED
+from ...records import BrightProAspect, BrightProQrel, BrightProQuery
+from ...registry import Documentation, collection_root, dataset
+from ...store.docs import ParquetDocs
+from ..declaration import Entry, Family
 from .aspects import Aspects, parse_aspects, pro_qrels
-from .ids import NAMESPACE, settings
-from .source import CONFIGS, DocsFile, Split
+from .source import CONFIGS, NAMESPACE, DocsFile, Split
 
 __all__ = ["datasets", "summary", "ProAspects", "ProQrels", "ProQueries"]
 
@@ -191,43 +190,39 @@ class ListedFiles:
         return [file for split in self._splits for file in split.hub_files()]
 
 
-def datasets() -> dict[str, Dataset]:
-    """Every ``bright-pro`` id -> its Dataset, built from the data files (nothing is fetched)."""
-    docs_json = etc_json("brightpro.json")
-    result = {NAMESPACE: collection_root(NAMESPACE, docs_json["collection"])}
-    agentic = etc_json("brightpro_agentic.json")["tasks"]
-    docs = {  # one corpus per domain, shared by its settings
-        split: ProDocs(DocsFile(Split("documents", split)), f"{NAMESPACE}/{domain['id']}")
-        for split, domain in docs_json["domains"].items()
+def datasets(family: Family) -> dict[str, Dataset]:
+    """Every id of the BRIGHT-Pro family -> its Dataset, built from its declaration (nothing
+    is fetched)."""
+    result = {family.namespace: collection_root(family.namespace, family.collection)}
+    docs = {  # one corpus per domain, shared by its query sets
+        split: ProDocs(DocsFile(Split("documents", split)), f"{family.namespace}/{domain['id']}")
+        for split, domain in family.domains.items()
     }
-    for setting in settings():
-        subset = frozenset(agentic[setting.split]) if setting.name == "agentic" else None
-        result[setting.id] = _dataset(setting, docs[setting.split], subset, docs_json)
+    for entry in family.entries:
+        domain = family.domains[entry.domain]
+        subset = frozenset(domain["agentic_queries"]) if entry.query_set == "agentic" else None
+        result[entry.id] = _dataset(family, entry, docs[entry.domain], subset)
     return result
 
 
-def _dataset(
-    setting: DomainSetting,
-    docs: ProDocs,
-    subset: frozenset[str] | None,
-    docs_json: dict[str, Any],
-) -> Dataset:
-    split, domain, spec, dataset_id = setting.split, setting.domain, setting.spec, setting.id
-    collection = docs_json["collection"]
+def _dataset(family: Family, entry: Entry, docs: ProDocs, subset: frozenset[str] | None) -> Dataset:
+    split, domain = entry.domain, family.domains[entry.domain]
+    collection = family.collection
     examples = _Examples(split, subset)
     aspects = ProAspects(examples)
     subset_name = ", agentic subset" if subset is not None else ""
+    about = family.query_sets[entry.query_set]
     documentation = {
-        "pretty_name": f"BRIGHT-Pro {domain['name']}{subset_name}",
-        "desc": f"{domain['name']} (StackExchange posts). {spec['desc']}",
+        "pretty_name": f"{collection['pretty_name']} {domain['name']}{subset_name}",
+        "desc": f"{domain['name']} (StackExchange posts). {about['desc']}",
         "bibtex": collection["bibtex"],
-        "official_measures": list(docs_json["official_measures"]),
+        "official_measures": list(collection["official_measures"]),
         "website": collection["website"],
     }
     files = ListedFiles([Split(config, split) for config in CONFIGS])
     metadata = {"queries": {"count": len(subset)}} if subset is not None else {}
     return dataset(
-        dataset_id,
+        entry.id,
         docs,
         ProQueries(examples),
         ProQrels(examples, aspects),
@@ -242,7 +237,7 @@ def summary(dataset_id: str) -> dict[str, int]:
     """Consistency counts of a ``bright-pro`` id (its files cached or fetched): queries,
     judged pairs by kind, aspects, and how often the official doc -> aspect map gives a gold
     doc no aspect or another query's aspect (``ir-bright info`` shows them)."""
-    from ..registry import load
+    from ...registry import load
 
     dataset = load(dataset_id)
     owner = {a.aspect_id: a.query_id for a in dataset.aspects_iter()}

@@ -22,10 +22,10 @@ from dataclasses import dataclass, field
 
 from ir_datasets.formats import BaseQrels, BaseQueries, TrecQrel
 
-from ..hub import HubFile
-from ..judgements import EXCLUDED, query_qrels
-from ..records import MMBrightMultimodalQuery, MMBrightQuery
-from ..store.counts import cached_count
+from ...hub import HubFile
+from ...judgements import EXCLUDED, query_qrels
+from ...records import MMBrightMultimodalQuery, MMBrightQuery
+from ...store.counts import cached_count
 from .images import ImageCorpus
 from .keys import image_key, pair_id
 from .pairs import PairCorpus

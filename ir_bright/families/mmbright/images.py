@@ -24,13 +24,13 @@ from typing import Any
 from ir_datasets.formats import BaseDocs
 from ir_datasets.indices import Docstore
 
-from ..errors import CacheError, IrBrightError, require
-from ..records import MMBrightImageDoc
-from ..store import derived
-from ..store.arrow import ArrowStore
-from ..store.parquet import open_parquet
-from ..store.schema import BYTES as BYTES_KIND
-from ..store.schema import ID, Column
+from ...errors import CacheError, IrBrightError, require
+from ...records import MMBrightImageDoc
+from ...store import derived
+from ...store.arrow import ArrowStore
+from ...store.parquet import open_parquet
+from ...store.schema import BYTES as BYTES_KIND
+from ...store.schema import ID, Column
 from .source import file
 
 __all__ = ["ImageCorpus", "ImageDocs", "counted_warnings", "decode_format"]

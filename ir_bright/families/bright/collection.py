@@ -10,30 +10,28 @@ Ids (same as ir_datasets' core module where it has them, with its defects fixed)
 - ``bright/<domain>/adjusted`` (12 short-document domains): duplicate-aware qrels, every
   twin of a gold document relevant too (``adjusted.py``).
 
-Every file list, checksum, count and description lives in ``etc/bright_*.json`` and
-``etc/bright.json``; this module only wires them together.
+Every file list, checksum, count and description lives in the family's declaration
+(``ir_bright/families/bright.json``); this module only wires them together.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
-from functools import cache
-from typing import Any
+from collections.abc import Iterator, Mapping
+from typing import Any, NamedTuple
 
 from ir_datasets.datasets.base import Dataset
 from ir_datasets.formats import BaseQrels, BaseQueries, TrecQrel
 
-from .. import hub
-from ..datafiles import DomainSetting, etc_json
-from ..errors import OfflineError
-from ..judgements import EXCLUDED, query_qrels
-from ..records import BrightQuery, BrightReasoningQuery
-from ..registry import Documentation, dataset
-from ..store.docs import ParquetDocs
-from ..store.schema import IDS, QUERY_ID, TEXT, Column, cached_unique_rows, checked_columns
+from ... import hub
+from ...errors import OfflineError
+from ...judgements import EXCLUDED, query_qrels
+from ...records import BrightQuery, BrightReasoningQuery
+from ...registry import Documentation, dataset
+from ...store.docs import ParquetDocs
+from ...store.schema import IDS, QUERY_ID, TEXT, Column, cached_unique_rows, checked_columns
+from ..declaration import Entry, Family
 from .adjusted import Adjustments
-from .ids import NAMESPACE, adjusted_id, reasoning_id, settings
 
 __all__ = ["datasets", "BrightQueries", "BrightReasoningQueries", "BrightQrels"]
 
@@ -63,13 +61,18 @@ REASON_SPEC = {"id": Column(QUERY_ID), "query": Column(TEXT, nullable=True)}
 """The columns read from a ``<model>_reason`` config: the id and the model's reasoning."""
 
 
-@cache
-def _files() -> dict[str, hub.HubFile]:
-    return hub.catalogue(etc_json("bright_files.json"))
+class Split(NamedTuple):
+    """Where one domain's query files are: the family's hub files by ``<config>/<split>``, the
+    split, each reasoning model's config, and the namespace its query ids belong to."""
 
+    files: Mapping[str, hub.HubFile]
+    split: str
+    reason_configs: Mapping[str, str]
+    namespace: str
 
-def _file(config: str, split: str) -> hub.HubFile:
-    return _files()[f"{config}/{split}"]
+    def file(self, config: str) -> hub.HubFile:
+        """The split's file of ``config``."""
+        return self.files[f"{config}/{self.split}"]
 
 
 class _ExamplesQueries(BaseQueries):
@@ -77,18 +80,21 @@ class _ExamplesQueries(BaseQueries):
 
     record: type = BrightQuery
 
-    def __init__(self, split: str):
+    def __init__(self, split: Split):
         self._split = split
 
+    def _file(self, config: str) -> hub.HubFile:
+        return self._split.file(config)
+
     def _examples(self) -> dict[str, list]:
-        path = _file("examples", self._split).fetch()
+        path = self._file("examples").fetch()
         rows = checked_columns(path, EXAMPLES_SPEC, ["id", "query", "reasoning", "gold_answer"])
         rows["id"] = [str(query_id) for query_id in rows["id"]]
         return rows
 
     def _llm_texts(self, model: str) -> dict[str, str]:
         """``{query id: the model's reasoning}`` from the ``query`` column of its config."""
-        path = _file(_reason_config(model), self._split).fetch()
+        path = self._file(self._split.reason_configs[model]).fetch()
         rows = checked_columns(path, REASON_SPEC, ["id", "query"])
         return dict(zip(map(str, rows["id"]), rows["query"]))
 
@@ -100,7 +106,7 @@ class _ExamplesQueries(BaseQueries):
 
     def queries_count(self) -> int | None:
         """The cached ``examples`` file's row count, or None (the recorded count is used)."""
-        return cached_unique_rows(_file("examples", self._split), EXAMPLES_SPEC)
+        return cached_unique_rows(self._file("examples"), EXAMPLES_SPEC)
 
     def queries_cls(self) -> type:
         """The record type."""
@@ -108,7 +114,7 @@ class _ExamplesQueries(BaseQueries):
 
     def queries_namespace(self) -> str:
         """Queries of the same namespace share ids."""
-        return NAMESPACE
+        return self._split.namespace
 
     def queries_lang(self) -> str:
         """English."""
@@ -138,11 +144,8 @@ class BrightQueries(_ExamplesQueries):
 
     def queries_hub_files(self) -> list[hub.HubFile]:
         """The hub files the queries are read from: ``examples`` and every reasoning config."""
-        models = REASON_FIELDS.values()
-        return [
-            _file("examples", self._split),
-            *(_file(_reason_config(m), self._split) for m in models),
-        ]
+        configs = (self._split.reason_configs[model] for model in REASON_FIELDS.values())
+        return [self._file("examples"), *map(self._file, configs)]
 
     def query_texts(self) -> Iterator[tuple[str, str]]:
         """``(query id, post)`` of every query, from ``examples`` alone."""
@@ -162,13 +165,13 @@ class BrightReasoningQueries(_ExamplesQueries):
 
     record = BrightReasoningQuery
 
-    def __init__(self, split: str, model: str):
+    def __init__(self, split: Split, model: str):
         super().__init__(split)
         self._model = model
 
     def queries_hub_files(self) -> list[hub.HubFile]:
         """The hub files the queries are read from: ``examples`` and the model's config."""
-        return [_file("examples", self._split), _file(_reason_config(self._model), self._split)]
+        return [self._file("examples"), self._file(self._split.reason_configs[self._model])]
 
     def queries_iter(self) -> Iterator[BrightReasoningQuery]:
         """Yield ``BrightReasoningQuery`` records in the ``examples`` row order."""
@@ -190,9 +193,10 @@ class BrightReasoningQueries(_ExamplesQueries):
 class BrightQrels(BaseQrels):
     """Qrels from ``examples``: each gold id 1 (once), each excluded id -100 (``N/A`` skipped)."""
 
-    def __init__(self, split: str, gold_column: str):
-        self._split = split
+    def __init__(self, examples: hub.HubFile, gold_column: str, excluded_column: str):
+        self._examples = examples
         self._gold_column = gold_column
+        self._excluded_column = excluded_column
 
     def qrels_iter(self) -> Iterator[TrecQrel]:
         """Yield the qrels query by query, in the hub's row order."""
@@ -202,16 +206,16 @@ class BrightQrels(BaseQrels):
     def judgement_rows(self) -> Iterator[tuple[str, list[str], list[str]]]:
         """``(query id, gold ids, excluded ids)`` of each ``examples`` row, in the hub's order,
         the lists as the hub has them (sentinels and repeats included)."""
-        columns = ["id", self._gold_column, "excluded_ids"]
+        columns = ["id", self._gold_column, self._excluded_column]
         rows = checked_columns(self.examples_file().fetch(), EXAMPLES_SPEC, columns)
         for query_id, gold, excluded in zip(
-            rows["id"], rows[self._gold_column], rows["excluded_ids"]
+            rows["id"], rows[self._gold_column], rows[self._excluded_column]
         ):
             yield str(query_id), list(gold or ()), list(excluded or ())
 
     def examples_file(self) -> hub.HubFile:
         """The hub file the judgements are read from (``examples/<split>``)."""
-        return _file("examples", self._split)
+        return self._examples
 
     def qrels_hub_files(self) -> list[hub.HubFile]:
         """The hub files the qrels are read from (``examples``)."""
@@ -219,13 +223,13 @@ class BrightQrels(BaseQrels):
 
     def qrels_count(self) -> int | None:
         """The number of qrels if ``examples`` is cached, else None (the recorded count is used)."""
-        if not _file("examples", self._split).is_cached():
+        if not self._examples.is_cached():
             return None
         return sum(1 for _ in self.qrels_iter())
 
     def qrels_path(self):
         """The cached ``examples`` parquet the qrels are read from."""
-        return _file("examples", self._split).fetch()
+        return self._examples.fetch()
 
     def qrels_cls(self) -> type:
         """``TrecQrel``."""
@@ -236,147 +240,139 @@ class BrightQrels(BaseQrels):
         return dict(QRELS_DEFS)
 
 
-def _corpus_partners(split: str) -> list[hub.HubFile]:
+def _corpus_partners(family: Family, files: Split) -> list[hub.HubFile]:
     """The ``examples`` of the other domains pinned to the same corpus (aops and
     theoremqa-questions): the adjustment of a shared corpus computes them all in one pass."""
 
     def corpus(of: str) -> hub.HubFile:
-        return _file("documents", of).twin or _file("documents", of)
+        documents = files.files[f"documents/{of}"]
+        return documents.twin or documents
 
     return [
-        _file("examples", other)
-        for other in etc_json("bright.json")["domains"]
-        if other != split and corpus(other) is corpus(split)
+        files.files[f"examples/{other}"]
+        for other in family.domains
+        if other != files.split and corpus(other) is corpus(files.split)
     ]
 
 
-def _reason_config(model: str) -> str:
-    return etc_json("bright.json")["reasoning"]["models"][model]["config"]
-
-
-def datasets() -> dict[str, Dataset]:
-    """Every ``bright`` id -> its Dataset, built from the data files (nothing is downloaded)."""
-    docs_json = etc_json("bright.json")
-    counts = etc_json("bright_counts.json")
-    collection = docs_json["collection"]
-    result = {
-        NAMESPACE: dataset(NAMESPACE, Documentation(_collection_doc(collection)), metadata={})
+def datasets(family: Family) -> dict[str, Dataset]:
+    """Every id of the BRIGHT family -> its Dataset, built from its declaration (nothing is
+    downloaded)."""
+    namespace = family.namespace
+    files = hub.catalogue({**family.data["hub"], "namespace": namespace})
+    reason_configs = {
+        about["model"]: about["config"] for about in family.query_sets.values() if "model" in about
     }
+    result = {namespace: dataset(namespace, Documentation(_collection_doc(family)), metadata={})}
     adjustments = Adjustments()  # one per process: domains sharing a corpus share its pass
-    for setting in settings():
-        result.update(_setting_datasets(setting, counts[setting.split], docs_json, adjustments))
-    return result
-
-
-def _setting_datasets(
-    setting: DomainSetting,
-    counts: dict[str, Any],
-    docs_json: dict[str, Any],
-    adjustments: Adjustments,
-) -> dict[str, Dataset]:
-    """The base id of one domain and setting, its ``adjusted`` id (short documents only) and
-    its ``<model>-reason`` ids."""
-    base = _Base(setting, counts, docs_json)
-    result = {base.id: base.dataset()}
-    if not setting.long:
-        result.update(base.adjusted(docs_json["adjusted"], adjustments))
-    for model, about in docs_json["reasoning"]["models"].items():
-        result.update(base.reasoning(model, about, docs_json["reasoning"]["desc"]))
+    bases: dict[tuple[str, str], _Base] = {}
+    for entry in family.entries:
+        key = (entry.domain, entry.setting)
+        if key not in bases:
+            split = Split(files, entry.domain, reason_configs, namespace)
+            bases[key] = _Base(family, entry, split)
+        result[entry.id] = bases[key].dataset(entry, adjustments)
     return result
 
 
 class _Base:
     """The pieces that the datasets of one domain and setting share."""
 
-    def __init__(self, setting: DomainSetting, counts: dict[str, Any], docs_json: dict[str, Any]):
-        split, domain, long, spec = setting.split, setting.domain, setting.long, setting.spec
+    def __init__(self, family: Family, entry: Entry, split: Split):
+        domain = family.domains[entry.domain]
+        setting = family.settings[entry.setting]
+        long = entry.setting == "long"
+        counts = domain["counts"]
+        self.family = family
         self.split = split
-        self.id = setting.id
-        self.docs_file = _file("long_documents" if long else "documents", split)
+        self.docs_file = split.file("long_documents" if long else "documents")
         docs_count = counts["long_docs" if long else "docs"]
         shared = self.docs_file.twin or self.docs_file  # aops and theoremqa-questions: one
-        self.docs = ParquetDocs(self.docs_file, f"{NAMESPACE}:{shared.path}", count=docs_count)
-        self.qrels = BrightQrels(split, "gold_ids_long" if long else "gold_ids")
+        self.docs = ParquetDocs(
+            self.docs_file, f"{family.namespace}:{shared.path}", count=docs_count
+        )
+        excluded = family.protocol.exclusions
+        assert excluded is not None, "BRIGHT's declaration names its exclusion column"
+        self.qrels = BrightQrels(split.file("examples"), setting["gold"], excluded)
         self.metadata = {
             "docs": {"count": docs_count},
             "queries": {"count": counts["queries"]},
             "qrels": counts["long_qrels" if long else "qrels"],
         }
-        collection = docs_json["collection"]
-        setting_name = "long documents" if long else "short documents"
+        collection = family.collection
         self.doc = {
-            "pretty_name": f"BRIGHT {domain['name']} ({setting_name})",
-            "desc": f"{domain['name']}: {domain['source']}. {spec['desc']}",
+            "pretty_name": f"{collection['pretty_name']} {domain['name']} ({setting['name']})",
+            "desc": f"{domain['name']}: {domain['source']}. {setting['desc']}",
             "bibtex": collection["bibtex"],
-            "official_measures": list(spec["official_measures"]),
+            "official_measures": list(setting["official_measures"]),
             "website": collection["website"],
         }
-        models = docs_json["reasoning"]["models"]
-        self.reason_files = {m: _file(about["config"], split) for m, about in models.items()}
-        self.files = [_file("examples", split), self.docs_file]
+        self.reason_files = {m: split.file(c) for m, c in split.reason_configs.items()}
+        self.files = [split.file("examples"), self.docs_file]
 
-    def dataset(self) -> Dataset:
-        """``bright/<domain>[-long]``."""
-        files = [*self.files, *self.reason_files.values()]
+    def dataset(self, entry: Entry, adjustments: Adjustments) -> Dataset:
+        """The dataset of ``entry``, one of this domain and setting's query sets."""
+        about = self.family.query_sets[entry.query_set]
+        if "model" in about:
+            return self.reasoning(entry.id, about)
+        if entry.query_set == "adjusted":
+            return self.adjusted(entry.id, about, adjustments)
         return dataset(
-            self.id,
+            entry.id,
             self.docs,
             BrightQueries(self.split),
             self.qrels,
             Documentation(self.doc),
             metadata=self.metadata,
-            files=files,
+            files=[*self.files, *self.reason_files.values()],
         )
 
-    def adjusted(self, about: dict[str, Any], adjustments: Adjustments) -> dict[str, Dataset]:
+    def adjusted(
+        self, dataset_id: str, about: Mapping[str, Any], adjustments: Adjustments
+    ) -> Dataset:
         """``bright/<domain>/adjusted``: the duplicate-aware qrels."""
-        dataset_id = adjusted_id(self.id)
+        base = dataset_id.removesuffix(about["suffix"])
         doc = dict(
             self.doc,
             pretty_name=f"{self.doc['pretty_name']}, duplicate-aware qrels",
-            desc=about["desc"].format(base=self.id),
+            desc=about["desc"].format(base=base),
             official_measures=list(about["official_measures"]),
         )
-        files = [*self.files, *self.reason_files.values(), *_corpus_partners(self.split)]
-        qrels = adjustments.qrels(self.split, self.qrels, self.docs, self.docs_file)
+        partners = _corpus_partners(self.family, self.split)
+        files = [*self.files, *self.reason_files.values(), *partners]
+        qrels = adjustments.qrels(self.split.split, self.qrels, self.docs, self.docs_file)
         metadata = {"docs": self.metadata["docs"], "queries": self.metadata["queries"]}
-        return {
-            dataset_id: dataset(
-                dataset_id,
-                self.docs,
-                BrightQueries(self.split),
-                qrels,
-                Documentation(doc),
-                metadata=metadata,
-                files=files,
-            )
-        }
+        return dataset(
+            dataset_id,
+            self.docs,
+            BrightQueries(self.split),
+            qrels,
+            Documentation(doc),
+            metadata=metadata,
+            files=files,
+        )
 
-    def reasoning(self, model: str, about: dict[str, Any], desc: str) -> dict[str, Dataset]:
+    def reasoning(self, dataset_id: str, about: Mapping[str, Any]) -> Dataset:
         """``.../<model>-reason``: the model's reasoning as the query text."""
-        variant_id = reasoning_id(self.id, model)
+        base = dataset_id.removesuffix(about["suffix"])
         doc = dict(
             self.doc,
             pretty_name=f"{self.doc['pretty_name']}, {about['name']} reasoning as queries",
-            desc=desc.format(model=about["name"], config=about["config"], base=self.id),
+            desc=self.family.data["reasoning_desc"].format(
+                model=about["name"], config=about["config"], base=base
+            ),
         )
-        return {
-            variant_id: dataset(
-                variant_id,
-                self.docs,
-                BrightReasoningQueries(self.split, model),
-                self.qrels,
-                Documentation(doc),
-                metadata=self.metadata,
-                files=[*self.files, self.reason_files[model]],
-            )
-        }
+        return dataset(
+            dataset_id,
+            self.docs,
+            BrightReasoningQueries(self.split, about["model"]),
+            self.qrels,
+            Documentation(doc),
+            metadata=self.metadata,
+            files=[*self.files, self.reason_files[about["model"]]],
+        )
 
 
-def _collection_doc(collection: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "pretty_name": collection["pretty_name"],
-        "desc": collection["desc"],
-        "bibtex": collection["bibtex"],
-        "website": collection["website"],
-    }
+def _collection_doc(family: Family) -> dict[str, Any]:
+    collection = family.collection
+    return {key: collection[key] for key in ("pretty_name", "desc", "bibtex", "website")}

@@ -24,22 +24,23 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .. import hub
-from ..datafiles import etc_json
-from ..errors import CacheError, DownloadError
-from ..store import derived
-from ..store.parquet import open_parquet
-from ..store.schema import QUERY_ID, TEXT, Column, checked_batches
-from .ids import NAMESPACE
+from ... import hub
+from ...errors import CacheError, DownloadError
+from ...store import derived
+from ...store.parquet import open_parquet
+from ...store.schema import QUERY_ID, TEXT, Column, checked_batches
+from ..declaration import family
 
 if TYPE_CHECKING:
     import pyarrow as pa
 
-__all__ = ["CONFIGS", "REPO", "Split", "revision"]
+__all__ = ["CONFIGS", "NAMESPACE", "REPO", "Split", "revision"]
 
-REPO: str = etc_json("brightpro_files.json")["repo"]
-"""The hub dataset (``etc/brightpro_files.json``)."""
-CONFIGS: tuple[str, ...] = tuple(etc_json("brightpro_files.json")["configs"])
+_HUB = family("bright-pro").data["hub"]
+NAMESPACE: str = family("bright-pro").namespace
+REPO: str = _HUB["repo"]
+"""The hub dataset (the ``hub`` of ``ir_bright/families/bright-pro.json``)."""
+CONFIGS: tuple[str, ...] = tuple(_HUB["configs"])
 """Its configs, each a folder with one split per domain."""
 REVISION_VARIABLE = "IR_BRIGHT_PRO_REVISION"
 FORMATS = ("parquet", "jsonl", "json")
@@ -47,12 +48,9 @@ _BATCH_ROWS = 4096
 
 
 def revision() -> str:
-    """The hub revision read: ``IR_BRIGHT_PRO_REVISION``, else the pin of
-    ``etc/brightpro_files.json`` (``main`` until one is known)."""
-    return (
-        os.environ.get(REVISION_VARIABLE, "").strip()
-        or etc_json("brightpro_files.json")["revision"]
-    )
+    """The hub revision read: ``IR_BRIGHT_PRO_REVISION``, else the declared pin (``main``
+    until one is known)."""
+    return os.environ.get(REVISION_VARIABLE, "").strip() or _HUB["revision"]
 
 
 def _revision_folder() -> Path:

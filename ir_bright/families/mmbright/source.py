@@ -1,7 +1,8 @@
 """MM-BRIGHT's hub files and its query rows, read defensively.
 
 One parquet per config and domain (``<config>/<domain>.parquet``) of ``mm-bright/MM-BRIGHT`` at
-the pinned revision; the catalogue is ``etc/mmbright_files.json``. No md5 sums are published:
+the pinned revision; the catalogue is the ``hub`` of the family's declaration
+(``ir_bright/families/mm-bright.json``). No md5 sums are published:
 the hub's sha256 ETag is checked by :mod:`ir_bright.hub`.
 
 The query configs are read with pyarrow (the ``datasets`` library cannot read
@@ -17,13 +18,22 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from .. import hub
-from ..datafiles import etc_json
-from ..judgements import is_id
-from ..store.schema import IDS, OTHER, QUERY_ID, TEXT, Column, checked_columns
+from ... import hub
+from ...judgements import is_id
+from ...store.schema import IDS, OTHER, QUERY_ID, TEXT, Column, checked_columns
+from ..declaration import Family, family
 from .keys import normalise_path
 
-__all__ = ["DOCUMENTS", "EXAMPLES", "MULTIMODAL", "DOC_IMAGES", "QUERY_IMAGES", "file", "QueryRow"]
+__all__ = [
+    "DOCUMENTS",
+    "EXAMPLES",
+    "MULTIMODAL",
+    "DOC_IMAGES",
+    "QUERY_IMAGES",
+    "declaration",
+    "file",
+    "QueryRow",
+]
 
 DOCUMENTS = "documents"
 EXAMPLES = "examples"
@@ -45,9 +55,15 @@ QUERY_SPEC = {
 (``gold_answers`` a string or a list, image annotations structs or strings)."""
 
 
+def declaration() -> Family:
+    """MM-BRIGHT's declaration, which this package builds."""
+    return family("mm-bright")
+
+
 @cache
 def _files() -> dict[str, hub.HubFile]:
-    return hub.catalogue(etc_json("mmbright_files.json"))
+    mm_bright = declaration()
+    return hub.catalogue({**mm_bright.data["hub"], "namespace": mm_bright.namespace})
 
 
 def file(config: str, domain: str) -> hub.HubFile:

@@ -45,9 +45,9 @@ from typing import TYPE_CHECKING, Any
 
 from ir_datasets.formats import BaseQrels, TrecQrel
 
-from ..errors import CacheError
-from ..judgements import is_id, query_qrels
-from ..store import derived
+from ...errors import CacheError
+from ...judgements import is_id, query_qrels
+from ...store import derived
 
 if TYPE_CHECKING:
     import pyarrow as pa

@@ -20,9 +20,9 @@ import re
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
-from ..errors import CacheError
-from ..judgements import query_qrels
-from ..records import BrightProAspect, BrightProQrel
+from ...errors import CacheError
+from ...judgements import query_qrels
+from ...records import BrightProAspect, BrightProQrel
 
 __all__ = ["ASPECT_SUFFIX", "Aspects", "aspect_stem", "parse_aspects", "pro_qrels"]
 

@@ -11,14 +11,13 @@ from typing import Any
 
 from ir_datasets.datasets.base import Dataset
 
-from .. import hub
-from ..datafiles import etc_json
-from ..errors import DatasetNotFoundError
-from ..judgements import EXCLUDED
-from ..registry import Documentation, collection_root, dataset
-from ..store.docs import ParquetDocs
-from ..store.parquet import open_parquet
-from .ids import KEY_RULE_OF_TASK, NAMESPACE, TASKS, domain_id, domains, task_id
+from ... import hub
+from ...errors import DatasetNotFoundError
+from ...judgements import EXCLUDED
+from ...registry import Documentation, collection_root, dataset
+from ...store.docs import ParquetDocs
+from ...store.parquet import open_parquet
+from ..declaration import Family
 from .images import ImageCorpus, ImageDocs
 from .keys import NO_IMAGE, image_key
 from .pairs import PairCorpus, PairDocs
@@ -28,6 +27,7 @@ from .source import (
     EXAMPLES,
     MULTIMODAL,
     QUERY_IMAGES,
+    declaration,
     file,
     query_rows,
     unique,
@@ -74,23 +74,31 @@ def _domain_at(name: str, home: str) -> _Domain:
     )
 
 
-def datasets() -> dict[str, Dataset]:
-    """Every ``mm-bright`` id -> its Dataset, built from the data files (nothing is downloaded)."""
-    docs_json = etc_json("mmbright.json")
-    collection = docs_json["collection"]
-    result = {NAMESPACE: collection_root(NAMESPACE, collection)}
-    for name, pretty in domains().items():
-        result.update(_domain_datasets(name, pretty, docs_json))
+def datasets(family: Family) -> dict[str, Dataset]:
+    """Every id of the MM-BRIGHT family -> its Dataset, built from its declaration (nothing is
+    downloaded)."""
+    result = {family.namespace: collection_root(family.namespace, family.collection)}
+    for name in family.domains:
+        entries = [entry for entry in family.entries if entry.domain == name]
+        result.update(_domain_datasets(family, name, {e.query_set: e.id for e in entries}))
     return result
 
 
-def _domain_datasets(name: str, pretty: str, docs_json: dict[str, Any]) -> dict[str, Dataset]:
-    """``mm-bright/<domain>`` and its five task ids."""
-    counts = etc_json("mmbright_counts.json")[name]
+def _key_rules(family: Family) -> dict[str, str]:
+    """The image-key rule of each Task 4 query set (:mod:`.keys`)."""
+    return {
+        name: about["key_rule"] for name, about in family.query_sets.items() if "key_rule" in about
+    }
+
+
+def _domain_datasets(family: Family, name: str, ids: dict[str, str]) -> dict[str, Dataset]:
+    """``mm-bright/<domain>`` (the ``corpus`` query set: documents only) and its task ids."""
+    counts = family.domains[name]["counts"]
+    pretty = family.domains[name]["name"]
     files = {config: file(config, name) for config in CONFIGS}
-    base = domain_id(name)
+    base = ids["corpus"]
     text_docs = ParquetDocs(files[DOCUMENTS], base, count=counts["passages"])
-    collection = docs_json["collection"]
+    collection = family.collection
 
     def doc(title: str, desc: str) -> Documentation:
         return Documentation(
@@ -104,14 +112,16 @@ def _domain_datasets(name: str, pretty: str, docs_json: dict[str, Any]) -> dict[
         )
 
     passages = {"docs": {"count": counts["passages"]}}
-    corpus_doc = doc("text corpus", docs_json["corpus"]["desc"])
+    corpus = family.query_sets["corpus"]
+    corpus_doc = doc(corpus["name"], corpus["desc"])
     result = {
         base: dataset(base, text_docs, corpus_doc, metadata=passages, files=[files[DOCUMENTS]])
     }
-    for task, (components, metadata, task_files) in _tasks(name, counts, text_docs).items():
-        about = docs_json["tasks"][task]
-        result[task_id(name, task)] = dataset(
-            task_id(name, task),
+    tasks = _tasks(name, counts, text_docs, _key_rules(family))
+    for task, (components, metadata, task_files) in tasks.items():
+        about = family.query_sets[task]
+        result[ids[task]] = dataset(
+            ids[task],
             *components,
             doc(about["name"], about["desc"]),
             metadata=metadata,
@@ -123,7 +133,9 @@ def _domain_datasets(name: str, pretty: str, docs_json: dict[str, Any]) -> dict[
 _TaskParts = tuple[list[Any], dict[str, Any], list[str]]
 
 
-def _tasks(name: str, counts: dict[str, int], text_docs: ParquetDocs) -> dict[str, _TaskParts]:
+def _tasks(
+    name: str, counts: dict[str, int], text_docs: ParquetDocs, key_rules: dict[str, str]
+) -> dict[str, _TaskParts]:
     """Per task id: its components, its declared metadata and the configs it reads."""
 
     def doc_images() -> ImageCorpus:
@@ -153,7 +165,7 @@ def _tasks(name: str, counts: dict[str, int], text_docs: ParquetDocs) -> dict[st
             [DOC_IMAGES, MULTIMODAL, QUERY_IMAGES],
         ),
     }
-    for task, rule in KEY_RULE_OF_TASK.items():
+    for task, rule in key_rules.items():
         corpus = partial(_pairs, name, rule)
         tasks[task] = (
             [PairDocs(name, rule, corpus), mm_queries, PairQrels(corpus)],
@@ -198,7 +210,7 @@ def summary(dataset_id: str) -> dict[str, int]:
         )
         out["undecodable_positives"] = len(positives & undecodable)
     else:
-        corpus = parts.pairs[KEY_RULE_OF_TASK[task]]
+        corpus = parts.pairs[_key_rules(declaration())[task]]
         pairs = image_pairs = 0
         for pid in corpus.pair_ids():
             pairs += 1
@@ -236,19 +248,15 @@ def summary(dataset_id: str) -> dict[str, int]:
 
 
 def _parse(dataset_id: str) -> tuple[str, str | None]:
-    parts = dataset_id.split("/")
-    domains = etc_json("mmbright_counts.json")
-    if (
-        len(parts) in (2, 3)
-        and parts[0] == NAMESPACE
-        and parts[1] in domains
-        and (len(parts) == 2 or parts[2] in TASKS)
-    ):
-        return parts[1], parts[2] if len(parts) == 3 else None
-    raise DatasetNotFoundError(
-        f"{dataset_id!r} is not an MM-BRIGHT id: mm-bright/<domain>[/task1|task2|task3|task4"
-        "|task4-legacy]"
-    )
+    """The domain and task (None: the text corpus) of an MM-BRIGHT id."""
+    mm_bright = declaration()
+    entry = mm_bright.entry(dataset_id)
+    if entry is None:
+        tasks = "|".join(name for name in mm_bright.query_sets if name != "corpus")
+        raise DatasetNotFoundError(
+            f"{dataset_id!r} is not an MM-BRIGHT id: {mm_bright.namespace}/<domain>[/{tasks}]"
+        )
+    return entry.domain, None if entry.query_set == "corpus" else entry.query_set
 
 
 def _rows(hub_file) -> int:

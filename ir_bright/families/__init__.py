@@ -1,0 +1,9 @@
+"""The benchmark families ir_bright serves, each declared in one data file of this folder.
+
+``<name>.json`` declares a family (:mod:`.declaration` describes its keys); the module or
+package it names builds the family's datasets. :func:`families` lists them all, in order.
+"""
+
+from .declaration import Benchmark, Entry, Family, Protocol, families, family, family_of
+
+__all__ = ["Benchmark", "Entry", "Family", "Protocol", "families", "family", "family_of"]

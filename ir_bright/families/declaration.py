@@ -1,0 +1,217 @@
+"""A benchmark family as its declaration says: one JSON file of this folder per family.
+
+A family (BRIGHT, MM-BRIGHT, ...) is everything ir_bright serves of one benchmark. Its
+declaration ``<name>.json`` holds what is data about it; the module or package it names
+(``module``) builds its datasets from it and holds what data cannot say. Every list of
+families in ir_bright (the registry, ``ir-bright list``, PyTerrier's provider, the report's
+benchmarks, the published rows) is read from the declarations: adding a family is adding its
+file (and at most its module). The keys:
+
+- ``name`` (the file's stem), ``order`` (its place among the families), ``namespace`` (the
+  first part of its ids), ``module`` (``ir_bright.families.<module>``), ``replaces`` (why its
+  ids replace the core's entries, or that ir_datasets has none);
+- ``collection``: ``pretty_name``, ``desc``, ``bibtex``, ``website`` (the documentation of
+  the bare id), and facts of the whole benchmark;
+- ``protocol``: ``exclusions`` (the field listing each query's excluded documents, or null),
+  ``depth`` (how many documents an official run ranks per query), ``measure`` (the headline
+  measure) and ``query_side`` (whether the official BM25 weights the query's terms, as the
+  BRIGHT paper's gensim code does);
+- ``hub``: the hub repositories, their pinned revisions and files, as the module reads them;
+- ``domains``: key (the hub's spelling) -> ``id`` (the ids' spelling, default the key),
+  ``name``, ``label`` (the column label of the papers' tables) and facts such as ``counts``;
+- ``settings`` and ``query_sets``: name -> ``suffix`` and facts. The family's ids are its
+  ``namespace``, then ``<namespace>/<domain id><setting suffix><query set suffix>`` for every
+  domain, setting and query set, in that order; a setting may name the ``domains`` it has,
+  a query set the ``settings`` and ``domains`` it has;
+- ``tables``: ``columns``, the domains in the papers' column order (default: ``domains``'
+  order); ``benchmarks``: name -> ``title``, ``measure``, ``setting``, ``query_set`` and
+  optionally ``groups`` (label -> the column labels averaged together), one column per domain
+  that has the setting and query set; ``references``: benchmark -> published rows
+  (:mod:`ir_bright.results.references`).
+
+This module needs the standard library only: the ids are known without importing
+ir_datasets, and ``import ir_bright`` registers them without building any dataset.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cache, cached_property
+from importlib import resources
+from typing import Any, NamedTuple
+
+
+class Entry(NamedTuple):
+    """One dataset a family declares: its id and the domain, setting and query set it is."""
+
+    id: str
+    domain: str
+    setting: str
+    query_set: str
+
+
+@dataclass(frozen=True)
+class Protocol:
+    """How a family's runs are made and scored officially."""
+
+    exclusions: str | None
+    """The field listing each query's excluded documents (removed from its ranking before the
+    cut), or None when the benchmark excludes nothing."""
+    depth: int
+    """How many documents an official run ranks per query (its BM25 runs, fused runs)."""
+    measure: str
+    """The headline measure of its papers' tables."""
+    query_side: bool
+    """Whether the official BM25 weights query terms with BM25 too (the BRIGHT paper's code)."""
+
+
+@dataclass(frozen=True)
+class Benchmark:
+    """One table of a family, as declared: its datasets are one column per domain."""
+
+    name: str
+    title: str
+    measure: str
+    ids: tuple[str, ...]
+    labels: tuple[str, ...]
+    groups: tuple[tuple[str, tuple[str, ...]], ...]
+    """``(label, the column labels it averages)`` for each group."""
+
+
+class Family:
+    """A benchmark family, read from its declaration (see the module's docstring)."""
+
+    def __init__(self, data: Mapping[str, Any]):
+        self.data = data
+        self.name: str = data["name"]
+        self.order: int = data["order"]
+        self.namespace: str = data["namespace"]
+        self.replaces: str = data["replaces"]
+        self.protocol = Protocol(**data["protocol"])
+
+    def __repr__(self) -> str:
+        return f"<family {self.name}>"
+
+    @property
+    def collection(self) -> Mapping[str, Any]:
+        """The documentation and facts of the whole benchmark."""
+        return self.data["collection"]
+
+    @property
+    def domains(self) -> Mapping[str, Mapping[str, Any]]:
+        """Each domain's facts by its key (the hub's spelling), in the declared order."""
+        return self.data["domains"]
+
+    @property
+    def settings(self) -> Mapping[str, Mapping[str, Any]]:
+        """Each setting's facts by its name, in the declared order."""
+        return self.data["settings"]
+
+    @property
+    def query_sets(self) -> Mapping[str, Mapping[str, Any]]:
+        """Each query set's facts by its name, in the declared order."""
+        return self.data["query_sets"]
+
+    def domain_id(self, key: str) -> str:
+        """A domain's spelling in ids (``earth_science`` -> ``earth-science``)."""
+        return self.domains[key].get("id", key)
+
+    @cached_property
+    def entries(self) -> tuple[Entry, ...]:
+        """Every dataset the family declares but its bare namespace, in registration order."""
+        result = []
+        for key in self.domains:
+            for setting, about in self.settings.items():
+                if key not in about.get("domains", (key,)):
+                    continue
+                for name, query_set in self.query_sets.items():
+                    if setting not in query_set.get("settings", (setting,)):
+                        continue
+                    if key not in query_set.get("domains", (key,)):
+                        continue
+                    suffix = about["suffix"] + query_set["suffix"]
+                    dataset_id = f"{self.namespace}/{self.domain_id(key)}{suffix}"
+                    result.append(Entry(dataset_id, key, setting, name))
+        return tuple(result)
+
+    @cached_property
+    def _by_id(self) -> dict[str, Entry]:
+        return {entry.id: entry for entry in self.entries}
+
+    def entry(self, dataset_id: str) -> Entry | None:
+        """The declared dataset of ``dataset_id``, or None (the bare namespace, another id)."""
+        return self._by_id.get(dataset_id)
+
+    def dataset_ids(self) -> list[str]:
+        """Every id of the family, in registration order: its namespace, then its entries."""
+        return [self.namespace, *self._by_id]
+
+    def owns(self, dataset_id: str) -> bool:
+        """Whether ``dataset_id`` is one of the family's ids."""
+        return dataset_id == self.namespace or dataset_id in self._by_id
+
+    def module(self) -> Any:
+        """The module that builds the family's datasets (``datasets(family)``) and holds what
+        its declaration cannot say."""
+        return importlib.import_module(f"{__package__}.{self.data['module']}")
+
+    def datasets(self) -> dict[str, Any]:
+        """Every id of the family -> its ir_datasets Dataset (built now; nothing downloaded)."""
+        built: dict[str, Any] = self.module().datasets(self)
+        return built
+
+    def benchmarks(self) -> dict[str, Benchmark]:
+        """The family's tables, by name, in the declared order."""
+        return {name: self._benchmark(name, spec) for name, spec in self.data["benchmarks"].items()}
+
+    def _benchmark(self, name: str, spec: Mapping[str, Any]) -> Benchmark:
+        order = self.data.get("tables", {}).get("columns", list(self.domains))
+        ids = {
+            entry.domain: entry.id
+            for entry in self.entries
+            if (entry.setting, entry.query_set) == (spec["setting"], spec["query_set"])
+        }
+        columns = [(ids[key], self.domains[key]["label"]) for key in order if key in ids]
+        groups = tuple((g["label"], tuple(g["columns"])) for g in spec.get("groups", ()))
+        return Benchmark(
+            name,
+            spec["title"],
+            spec["measure"],
+            tuple(dataset_id for dataset_id, _ in columns),
+            tuple(label for _, label in columns),
+            groups,
+        )
+
+    def references(self) -> Mapping[str, Mapping[str, Any]]:
+        """Published rows by benchmark, then by name (:mod:`ir_bright.results.references`)."""
+        return self.data.get("references", {})
+
+
+@cache
+def families() -> tuple[Family, ...]:
+    """Every declared family, in their declared order."""
+    folder = resources.files(__package__)
+    found = []
+    for item in folder.iterdir():
+        if item.name.endswith(".json"):
+            data = json.loads(item.read_text("utf-8"))
+            if data.get("name") != item.name.removesuffix(".json"):
+                raise ValueError(f"{item.name} declares the family {data.get('name')!r}")
+            found.append(Family(data))
+    return tuple(sorted(found, key=lambda family: family.order))
+
+
+def family(name: str) -> Family:
+    """The family called ``name`` (``KeyError`` for an unknown name)."""
+    for found in families():
+        if found.name == name:
+            return found
+    raise KeyError(name)
+
+
+def family_of(dataset_id: str) -> Family | None:
+    """The family serving ``dataset_id``, or None."""
+    return next((found for found in families() if found.owns(dataset_id)), None)
