@@ -192,13 +192,19 @@ def fetch(files: Iterable[Any]) -> tuple[int, int]:
 
 def describe(dataset_id: str) -> dict[str, Any]:
     """What a dataset is and what of it is cached, as ``ir-bright info`` prints it: ``id``,
-    ``name``, ``description``, ``official_measures``, ``website``, ``counts``, ``files``
+    ``name``, ``description``, ``official_measures``, ``website``, ``protocol`` (of its family:
+    ``exclusions``, ``depth``, ``measure``, ``query_side``; None outside ir_bright's families),
+    ``counts``, ``files``
     (path, url, size, cached, local_path, damaged, provenance: see
     :func:`ir_bright.hub.file_provenance`), ``bm25_indexes`` and, where they apply,
     ``summary`` and ``adjusted_qrels``."""
+    from dataclasses import asdict
+
     from . import registry
+    from .families import protocol_of
 
     dataset = registry.load(dataset_id)
+    protocol = protocol_of(dataset_id)
     try:
         doc = dict(dataset.documentation())
     except AttributeError:
@@ -210,6 +216,7 @@ def describe(dataset_id: str) -> dict[str, Any]:
         "description": doc.get("desc"),
         "official_measures": list(doc.get("official_measures") or []),
         "website": doc.get("website"),
+        "protocol": asdict(protocol) if protocol is not None else None,
         "counts": counts(dataset),
         "files": [_file_state(file) for file in files],
         "bm25_indexes": _bm25_indexes(dataset),

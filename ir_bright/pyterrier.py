@@ -129,13 +129,14 @@ def bm25_transformer(
     dataset: Any,
     k1: float = 0.9,
     b: float = 0.4,
-    query_side: bool = False,
-    num_results: int = 1000,
+    query_side: bool | None = None,
+    num_results: int | None = None,
 ) -> Any:
     """The BM25 baseline as a ``pt.Transformer``: topics (``qid``, ``query``) in, results
     (``qid``, ``query``, ``docno``, ``score``, ``rank``) out, over ``dataset``'s corpus, each
     query's excluded documents removed before the cut (the index is built or loaded on first
-    use, as by ``ir-bright bm25``)."""
+    use, as by ``ir-bright bm25``). ``query_side`` and ``num_results`` left None are those of
+    the family's official BM25, as ``ir-bright bm25``'s defaults."""
     return _bm25_class()(dataset, k1, b, query_side, num_results)
 
 
@@ -149,7 +150,12 @@ def _bm25_class() -> type:
         """ir_bright's BM25 baseline (Lucene's English analysis, in process) as a retriever."""
 
         def __init__(
-            self, dataset: Any, k1: float, b: float, query_side: bool, num_results: int
+            self,
+            dataset: Any,
+            k1: float,
+            b: float,
+            query_side: bool | None,
+            num_results: int | None,
         ) -> None:
             super().__init__()
             self.dataset = dataset
@@ -158,6 +164,7 @@ def _bm25_class() -> type:
             self.num_results = num_results
             self._index: Any = None
             self._excluded: Mapping[str, AbstractSet[str]] | None = None
+            self._mode: Any = None
 
         def transform(self, inp: Any) -> Any:
             """Retrieve for every row of a topics frame."""
@@ -169,18 +176,19 @@ def _bm25_class() -> type:
                 dataset = registry.load(self.dataset)
                 self._index = bm25.index_for(dataset, bm25.BM25Params(self.k1, self.b))
                 self._excluded = bm25.excluded_ids(dataset)
-            index, excluded_ids = self._index, self._excluded
+                self._mode = bm25.official_mode(dataset, self.query_side, self.num_results)
+            index, excluded_ids, mode = self._index, self._excluded, self._mode
             rows = []
             for qid, query in zip(inp["qid"].astype(str), inp["query"]):
                 excluded = index.rows_of(excluded_ids.get(qid, ()))
-                found = index.search(query, self.num_results, excluded, self.query_side)
+                found = index.search(query, mode.depth, excluded, mode.query_side)
                 for rank, (docno, score) in enumerate(found):
                     rows.append((qid, query, docno, score, rank))
             return pd.DataFrame(rows, columns=["qid", "query", "docno", "score", "rank"])
 
         def __repr__(self) -> str:
             name = self.dataset if isinstance(self.dataset, str) else "dataset"
-            side = ", query_side=True" if self.query_side else ""
+            side = "" if self.query_side is None else f", query_side={self.query_side}"
             return f"BrightBM25({name!r}, k1={self.k1}, b={self.b}{side})"
 
     return BrightBM25

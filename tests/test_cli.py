@@ -144,10 +144,18 @@ def test_info_gives_measures_counts_and_cache_paths(bright, cli, isolated_home):
     assert status == 0
     assert info["official_measures"] == ["nDCG@10"]
     assert info["counts"]["queries"] == 111
+    # BRIGHT's protocol: excluded_ids removed, 1,000 deep, the paper's query-side BM25
+    assert info["protocol"] == {
+        "exclusions": "excluded_ids",
+        "depth": 1000,
+        "measure": "nDCG@10",
+        "query_side": True,
+    }
     assert all(f["local_path"].startswith(str(isolated_home)) for f in info["files"])
     assert not any(f["cached"] for f in info["files"])
     status, text, _ = cli("info", "bright/aops")
     assert "official measures: nDCG@10" in text and "aops.docs.parquet" in text
+    assert "protocol: each query's excluded_ids removed; official runs 1000 deep" in text
 
 
 @pytest.mark.slow
@@ -229,11 +237,24 @@ def test_bm25_writes_a_trec_run_that_finds_the_gold_documents(bright, cli, tmp_p
     status, out, _ = cli("bm25", "bright/pony", "-o", str(run))
     assert status == 0 and out == ""
     lines = [line.split() for line in run.read_text().splitlines()]
-    assert all(len(line) == 6 and line[5] == "ir_bright-bm25" for line in lines)
+    assert all(len(line) == 6 and line[5] == "ir_bright-bm25-qs" for line in lines)
     best = {line[0]: line[2] for line in lines if line[3] == "1"}
     assert best == {"0": "Pony/builtin-String_0.txt", "1": "Pony/collections-List_0.txt"}
     status, out, _ = cli("evaluate", "bright/pony", str(run), "--format", "json")
     assert status == 0 and "1.0" in out
+
+
+def test_bm25_by_default_is_the_papers_bm25_query_side_at_depth_1000(bright, cli):
+    # the BRIGHT paper's BM25 row comes from its gensim code, which weights the query's terms
+    # (query-side) and keeps each query's 1,000 best (xlang-ai/BRIGHT retrievers.py)
+    default = cli("bm25", "bright/pony")
+    paper = cli("bm25", "bright/pony", "--query-side", "--depth", "1000")
+    bag_of_words = cli("bm25", "bright/pony", "--no-query-side")
+    assert default.status == paper.status == bag_of_words.status == 0
+    assert default.out == paper.out
+    assert {line.split()[5] for line in bag_of_words.out.splitlines()} == {"ir_bright-bm25"}
+    scores = {line.split()[4] for line in default.out.splitlines()}
+    assert scores != {line.split()[4] for line in bag_of_words.out.splitlines()}
 
 
 def test_bm25_lucene_norms_writes_a_pyserini_like_run_with_its_own_tag_and_index(bright, cli):

@@ -273,7 +273,8 @@ def test_bm25_writes_the_runs_provenance_beside_it(mirror, hub_root, tmp_path, c
     assert main(["bm25", "bright/biology", "-o", str(run), "--k1", "1.2"]) == 0
     about = json.loads((tmp_path / "runs" / "bright__biology.trec.json").read_text())
     assert about["bm25"]["k1"] == 1.2 and about["bm25"]["b"] == 0.4
-    assert about["bm25"]["analyzer"] and about["bm25"]["query_side"] is False
+    assert about["bm25"]["analyzer"] and about["bm25"]["query_side"] is True
+    assert about["bm25"]["depth"] == 1000  # the family's official BM25 (the paper's code)
     (dataset,) = about["datasets"]
     assert dataset["commit"] == MIRROR_COMMIT
     by_path = {f["path"]: f for f in dataset["files"]}

@@ -72,11 +72,11 @@ def test_experiment_with_official_measure_and_the_bm25_transformer(bright):
     dataset = pt.get_dataset("bright:aops")
     retriever = bm25_transformer("bright/aops")
     result = pt.Experiment(
-        [retriever, bm25_transformer("bright/aops", query_side=True)],
+        [retriever, bm25_transformer("bright/aops", query_side=False)],
         dataset.get_topics(),
         dataset.get_qrels(),
         eval_metrics=[Official("nDCG@10")],
-        names=["bm25", "bm25-qs"],
+        names=["bm25", "bm25-bow"],
     )
     run = retriever.transform(dataset.get_topics())
     assert set(run.qid) == {r["id"] for r in bright.rows["aops"]["examples"]}
@@ -86,3 +86,15 @@ def test_experiment_with_official_measure_and_the_bm25_transformer(bright):
     # the same numbers as the command-line baseline's run
     cli_run = list(bm25.retrieve("bright/aops", progress=False))
     assert evaluate(cli_run, "bright/aops")["nDCG@10"] == pytest.approx(expected, abs=1e-12)
+
+
+@pytest.mark.slow
+def test_the_bm25_transformer_by_default_is_the_papers_query_side_bm25(bright):
+    from ir_bright.pyterrier import bm25_transformer
+
+    topics = pt.get_dataset("bright:aops").get_topics()
+    default = bm25_transformer("bright/aops").transform(topics)
+    paper = bm25_transformer("bright/aops", query_side=True, num_results=1000).transform(topics)
+    bag_of_words = bm25_transformer("bright/aops", query_side=False).transform(topics)
+    assert default.equals(paper)
+    assert not default["score"].equals(bag_of_words["score"])

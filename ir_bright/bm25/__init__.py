@@ -12,7 +12,7 @@ from .analysis import STOP_WORDS as LUCENE_STOP_WORDS
 from .cache import index_folder, index_for
 from .index import BM25Index
 from .lucene import lucene_norm_bytes, lucene_norm_lengths
-from .params import DEFAULT_K, DEFAULT_PARAMS, RUN_TAG, BM25Params
+from .params import DEFAULT_K, DEFAULT_PARAMS, RUN_TAG, BM25Params, Mode, official_mode
 from .run import RankedDoc, excluded_ids, query_texts, retrieve, write_trec
 from .topk import top_rows
 
@@ -21,6 +21,7 @@ __all__ = [
     "DEFAULT_K",
     "DEFAULT_PARAMS",
     "LUCENE_STOP_WORDS",
+    "Mode",
     "RUN_TAG",
     "BM25Index",
     "BM25Params",
@@ -31,6 +32,7 @@ __all__ = [
     "index_for",
     "lucene_norm_bytes",
     "lucene_norm_lengths",
+    "official_mode",
     "query_texts",
     "retrieve",
     "top_rows",

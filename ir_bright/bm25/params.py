@@ -3,15 +3,25 @@
 from __future__ import annotations
 
 import math
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from ..errors import IrBrightError
 from .analysis import ANALYSIS
 
-__all__ = ["DEFAULT_K", "DEFAULT_PARAMS", "RUN_TAG", "BM25Params", "check_depth", "check_mode"]
+__all__ = [
+    "DEFAULT_K",
+    "DEFAULT_PARAMS",
+    "RUN_TAG",
+    "BM25Params",
+    "Mode",
+    "check_depth",
+    "check_mode",
+    "official_mode",
+]
 
 DEFAULT_K = 1000
-"""The official ranking depth: each query's ranking is cut to its 1,000 best."""
+"""The ranking depth of a dataset no family declares: each query's ranking is cut to its 1,000
+best, the official protocol's depth (a family's declaration gives its own)."""
 
 RUN_TAG = "ir_bright-bm25"
 
@@ -59,6 +69,35 @@ def check_depth(k: int, name: str = "the ranking depth") -> int:
     if k < 1:
         raise IrBrightError(f"{name} must be at least 1, not {k}")
     return k
+
+
+class Mode(NamedTuple):
+    """How a BM25 run weights its queries and how deep it ranks."""
+
+    query_side: bool
+    depth: int
+
+    def tag(self, lucene_norms: bool) -> str:
+        """The default run tag of this mode: ``ir_bright-bm25[-qs|-lucene]``."""
+        return RUN_TAG + ("-qs" if self.query_side else "-lucene" if lucene_norms else "")
+
+
+def official_mode(
+    dataset: Any, query_side: bool | None, depth: int | None, lucene_norms: bool = False
+) -> Mode:
+    """The weighting and depth asked for, the official BM25 of the dataset's family where left
+    None (:class:`~ir_bright.families.Protocol`: the BRIGHT paper's query-side weighting and
+    its family's run depth); a dataset no family declares gets bag-of-words weighting and
+    :data:`DEFAULT_K`. Lucene's norms are Pyserini's bag of words, never query-side."""
+    from ..families import protocol_of
+
+    protocol = protocol_of(dataset)
+    if query_side is None:
+        query_side = protocol is not None and protocol.query_side and not lucene_norms
+    if depth is None:
+        depth = protocol.depth if protocol is not None else DEFAULT_K
+    check_mode(query_side, lucene_norms)
+    return Mode(bool(query_side), check_depth(depth))
 
 
 def check_mode(query_side: bool, lucene_norms: bool, names: tuple[str, str] | None = None) -> None:

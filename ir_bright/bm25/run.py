@@ -1,10 +1,12 @@
 """The baseline run: every query of a dataset searched, excluded documents removed, TREC lines.
 
-Each query's excluded documents (qrels below 0) are removed *before* the ranking is cut to
-``k`` (1,000), as the official protocol does (xlang-ai/BRIGHT ``retrievers.py``,
-``retrieval_bm25``, at commit d99e839). Like that code, which ranks the whole corpus, a
-ranking with fewer than ``k`` matching documents is filled up with zero-score documents in
-corpus order; ties are broken by corpus order (by doc id with Lucene's norms, as Pyserini).
+By default a run is its family's official BM25 (:func:`~.params.official_mode`: the BRIGHT
+paper's query-side weighting, the family's depth). Each query's excluded documents (qrels
+below 0) are removed *before* the ranking is cut to ``k``, as the official protocol does
+(xlang-ai/BRIGHT ``retrievers.py``, ``retrieval_bm25``, at commit d99e839). Like that code,
+which ranks the whole corpus, a ranking with fewer than ``k`` matching documents is filled up
+with zero-score documents in corpus order; ties are broken by corpus order (by doc id with
+Lucene's norms, as Pyserini).
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from typing import Any
 from ..registry import query_texts
 from ..runs.write import RankedDoc, write_trec
 from .cache import index_for
-from .params import DEFAULT_K, DEFAULT_PARAMS, BM25Params, check_depth
+from .params import DEFAULT_PARAMS, BM25Params, official_mode
 
 __all__ = ["RankedDoc", "excluded_ids", "query_texts", "retrieve", "write_trec"]
 
@@ -32,17 +34,18 @@ def excluded_ids(dataset: Any) -> Mapping[str, AbstractSet[str]]:
 def retrieve(
     dataset: Any,
     params: BM25Params = DEFAULT_PARAMS,
-    query_side: bool = False,
-    k: int = DEFAULT_K,
+    query_side: bool | None = None,
+    k: int | None = None,
     progress: bool = True,
     queries: Sequence[tuple[str, str]] | None = None,
 ) -> Iterator[RankedDoc]:
-    """Run the baseline on every query of ``dataset`` (an id or dataset object)."""
+    """Run the baseline on every query of ``dataset`` (an id or dataset object); a
+    ``query_side`` or ``k`` left None is the family's official BM25's."""
     from .. import registry
     from ..log import progress as bar_of
 
     dataset = registry.load(dataset)
-    check_depth(k)
+    query_side, k = official_mode(dataset, query_side, k, params.lucene_norms)
     queries = list(queries) if queries is not None else query_texts(dataset)
     excluded = excluded_ids(dataset)
     index = index_for(dataset, params, progress=progress)

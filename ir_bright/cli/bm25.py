@@ -1,4 +1,5 @@
-"""``ir-bright bm25 ID``: the BRIGHT BM25 baseline as a TREC run."""
+"""``ir-bright bm25 ID``: the BM25 baseline as a TREC run, by default the official BM25 of the
+dataset's family (the leaderboard's BM25 row)."""
 
 from __future__ import annotations
 
@@ -15,18 +16,20 @@ logger = logging.getLogger(__name__)
 
 EPILOG = """examples:
   ir-bright bm25 bright/pony -o run.trec && ir-bright evaluate bright/pony run.trec
-  ir-bright bm25 bright/biology --query-side -o bm25qs/bright__biology.trec
   ir-bright bm25 bright/biology/gpt4-reason -o gpt4/bright__biology.trec
   ir-bright bm25 mm-bright/academia/task1 -o mm/mm-bright__academia__task1.trec
   ir-bright bm25 bright/biology --lucene-norms -o pyserini/bright__biology.trec
+  ir-bright bm25 bright/biology --no-query-side -o bag-of-words/bright__biology.trec
   ir-bright bm25 bright/biology --queries hyde.tsv -o hyde/bright__biology.trec
-Analysis: Lucene's English analysis exactly as Pyserini's default analyzer (StandardTokenizer,
-possessives, lower case, 33 stop words, Lucene's Porter stemmer), without Java; Lucene's BM25
-with k1=0.9, b=0.4. --query-side weights query terms with the same BM25 formula as documents:
-the BRIGHT paper's gensim code ("paper, BM25"). --lucene-norms: Pyserini's own scores
-(Pyserini's 2CR "BM25 (bag of words)"). The
-index is cached next to the corpus and reused; each query's excluded documents are removed
-before the ranking is cut to --depth."""
+By default the run is the official BM25 of the dataset's family, the leaderboards' BM25 row
+(BRIGHT's "paper, BM25"): the BRIGHT paper's gensim code, which weights query terms with the
+same BM25 formula as documents (--query-side), ranked as deep as the family's official runs
+(`ir-bright info ID` shows the protocol). Analysis: Lucene's English analysis exactly as
+Pyserini's default analyzer (StandardTokenizer, possessives, lower case, 33 stop words,
+Lucene's Porter stemmer), without Java; Lucene's BM25 with k1=0.9, b=0.4. --no-query-side:
+each query term counts as often as it occurs. --lucene-norms: Pyserini's own scores
+(Pyserini's 2CR "BM25 (bag of words)"). The index is cached next to the corpus and reused;
+each query's excluded documents are removed before the ranking is cut to --depth."""
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
@@ -35,8 +38,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         run,
         "bm25",
         help="run the BM25 baseline and write a TREC run",
-        description="Run the BRIGHT BM25 baseline (in process) on every query of a "
-        "dataset and write a TREC run.",
+        description="Run the BM25 baseline (in process) on every query of a dataset and write "
+        "a TREC run: by default the official BM25 of the dataset's family.",
         epilog=EPILOG,
     )
     parser.add_argument("id", metavar="ID", help="a dataset id (see `ir-bright list`)")
@@ -45,8 +48,10 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     parser.add_argument("--b", type=float, default=0.4, help="BM25 b (default 0.4)")
     parser.add_argument(
         "--query-side",
-        action="store_true",
-        help="weight query terms by BM25 as the paper's gensim code does",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="weight query terms by BM25 as the BRIGHT paper's gensim code does (default: as "
+        "the family's official BM25, which does; not with --lucene-norms)",
     )
     parser.add_argument(
         "--lucene-norms",
@@ -55,9 +60,12 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         "(its rankings and scores; ties by doc id)",
     )
     parser.add_argument(
-        "--depth", type=int, default=1000, help="documents per query (default 1000)"
+        "--depth",
+        type=int,
+        default=None,
+        help="documents per query (default: the family's official run depth, 1000 for BRIGHT)",
     )
-    parser.add_argument("--tag", help="run tag (default ir_bright-bm25[-qs])")
+    parser.add_argument("--tag", help="run tag (default ir_bright-bm25-qs, or -lucene)")
     parser.add_argument(
         "--queries",
         metavar="FILE",
@@ -80,14 +88,15 @@ def _run(args: argparse.Namespace) -> int:
     from ..runs.write import check_tag
 
     params = bm25.BM25Params(args.k1, args.b, args.lucene_norms).checked(("--k1", "--b"))
-    check_depth(args.depth, "--depth")
+    if args.depth is not None:
+        check_depth(args.depth, "--depth")
     if args.tag is not None and not args.tag.strip():
         raise IrBrightError("--tag is empty: give a run tag, or leave --tag out for the default")
-    check_mode(args.query_side, args.lucene_norms, ("--query-side", "--lucene-norms"))
-    suffix = "-qs" if args.query_side else "-lucene" if args.lucene_norms else ""
-    tag = check_tag(args.tag or (bm25.RUN_TAG + suffix), "--tag")
-    output = Output(args.output, "the run")  # checked before any work
+    check_mode(bool(args.query_side), args.lucene_norms, ("--query-side", "--lucene-norms"))
     dataset = registry.load(args.id)
+    mode = bm25.official_mode(dataset, args.query_side, args.depth, args.lucene_norms)
+    tag = check_tag(args.tag or mode.tag(args.lucene_norms), "--tag")
+    output = Output(args.output, "the run")  # checked before any work
     if args.queries is not None:
         from ..pipelines import with_queries
 
@@ -100,17 +109,19 @@ def _run(args: argparse.Namespace) -> int:
             f"{args.id} has no document text (its documents have {', '.join(fields)}): BM25 "
             "ranks text; use a dataset with text documents, e.g. an MM-BRIGHT task1 or task2"
         )
-    ranked = bm25.retrieve(dataset, params, query_side=args.query_side, k=args.depth)
+    ranked = bm25.retrieve(dataset, params, query_side=mode.query_side, k=mode.depth)
     with output.open() as out:
         lines = bm25.write_trec(ranked, out, tag)
     if output.path is not None:
         logger.info("wrote %d lines to %s", lines, output.path)
     if output.path is not None and not output.in_place:  # a file: RUN.json beside it
-        _write_provenance(output.path, args, params, tag)
+        _write_provenance(output.path, args, params, mode, tag)
     return 0
 
 
-def _write_provenance(path: Path, args: argparse.Namespace, params: Any, tag: str) -> None:
+def _write_provenance(
+    path: Path, args: argparse.Namespace, params: Any, mode: Any, tag: str
+) -> None:
     """``RUN.json``: the data the run was ranked from, the BM25 parameters and analyzer."""
     from .. import bm25
     from ..provenance import write_run_provenance
@@ -119,8 +130,8 @@ def _write_provenance(path: Path, args: argparse.Namespace, params: Any, tag: st
         "k1": params.k1,
         "b": params.b,
         "lucene_norms": params.lucene_norms,
-        "query_side": args.query_side,
-        "depth": args.depth,
+        "query_side": mode.query_side,
+        "depth": mode.depth,
         "analyzer": bm25.ANALYSIS,
         "tag": tag,
         "queries_file": args.queries,

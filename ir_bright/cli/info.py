@@ -53,6 +53,17 @@ def _provenance_lines(facts: dict[str, Any] | None) -> list[str]:
     ]
 
 
+def _protocol_line(protocol: dict[str, Any]) -> str:
+    """The family's protocol in one line: exclusions, run depth, official BM25."""
+    excluded = protocol["exclusions"]
+    exclusions = f"each query's {excluded} removed" if excluded else "no exclusions"
+    weighting = "query-side" if protocol["query_side"] else "bag of words"
+    return (
+        f"protocol: {exclusions}; official runs {protocol['depth']} deep; headline "
+        f"{protocol['measure']}; `ir-bright bm25` is the official BM25 ({weighting})"
+    )
+
+
 def run(args: argparse.Namespace) -> int:
     """Print the dataset's description (text or JSON)."""
     from .. import catalog
@@ -77,6 +88,8 @@ def _text(info: dict[str, Any]) -> list[str]:
         lines.append(f"website: {info['website']}")
     measures = ", ".join(info["official_measures"]) or "none named"
     lines.append(f"official measures: {measures} (scored by `ir-bright evaluate {info['id']} RUN`)")
+    if info["protocol"] is not None:
+        lines.append(_protocol_line(info["protocol"]))
     lines.append(
         "counts: " + ", ".join(f"{k} {'?' if v is None else v}" for k, v in info["counts"].items())
     )

@@ -4,6 +4,24 @@
 package it names builds the family's datasets. :func:`families` lists them all, in order.
 """
 
-from .declaration import Benchmark, Entry, Family, Protocol, families, family, family_of
+from .declaration import (
+    Benchmark,
+    Entry,
+    Family,
+    Protocol,
+    families,
+    family,
+    family_of,
+    protocol_of,
+)
 
-__all__ = ["Benchmark", "Entry", "Family", "Protocol", "families", "family", "family_of"]
+__all__ = [
+    "Benchmark",
+    "Entry",
+    "Family",
+    "Protocol",
+    "families",
+    "family",
+    "family_of",
+    "protocol_of",
+]

@@ -215,3 +215,14 @@ def family(name: str) -> Family:
 def family_of(dataset_id: str) -> Family | None:
     """The family serving ``dataset_id``, or None."""
     return next((found for found in families() if found.owns(dataset_id)), None)
+
+
+def protocol_of(dataset: Any) -> Protocol | None:
+    """The protocol of a dataset's family (``dataset`` an id or any object with a
+    ``dataset_id()``), or None for a dataset no family serves."""
+    dataset_id = dataset
+    if not isinstance(dataset, str):
+        method = getattr(dataset, "dataset_id", None)
+        dataset_id = method() if callable(method) else None
+    found = family_of(dataset_id) if isinstance(dataset_id, str) else None
+    return found.protocol if found is not None else None
