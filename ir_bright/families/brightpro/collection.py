@@ -16,7 +16,7 @@ from ...registry import Documentation, collection_root, dataset
 from ...store.docs import ParquetDocs
 from ..declaration import Entry, Family
 from .aspects import Aspects, parse_aspects, pro_qrels
-from .source import CONFIGS, NAMESPACE, DocsFile, Split
+from .source import CONFIGS, NAMESPACE, Split, docs_file, hub_row_count
 
 __all__ = ["datasets", "summary", "ProAspects", "ProQrels", "ProQueries"]
 
@@ -168,14 +168,18 @@ class ProQrels(BaseQrels):
 class ProDocs(ParquetDocs):
     """The corpus of a domain (``GenericDoc``), read from its rewritten parquet file."""
 
+    def __init__(self, split: Split, namespace: str):
+        super().__init__(docs_file(split), namespace)
+        self._split = split
+
     def docs_hub_files(self) -> list[Any]:
         """The hub files (or a stand-in until listed) the corpus was rewritten from."""
-        return self._hub_file.hub_files()
+        return self._split.hub_files()
 
     def docs_count(self) -> int | None:
         """The number of documents: the rewritten corpus's, else the cached parquet hub
         files', else None (known once downloaded)."""
-        return super().docs_count() or self._hub_file.hub_row_count()
+        return super().docs_count() or hub_row_count(self._split)
 
 
 class ListedFiles:
@@ -195,7 +199,7 @@ def datasets(family: Family) -> dict[str, Dataset]:
     is fetched)."""
     result = {family.namespace: collection_root(family.namespace, family.collection)}
     docs = {  # one corpus per domain, shared by its query sets
-        split: ProDocs(DocsFile(Split("documents", split)), f"{family.namespace}/{domain['id']}")
+        split: ProDocs(Split("documents", split), f"{family.namespace}/{domain['id']}")
         for split, domain in family.domains.items()
     }
     for entry in family.entries:

@@ -17,7 +17,6 @@ The corpus is rewritten once into ``<revision>/ir_bright/documents/<split>.parqu
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from collections.abc import Iterator, Mapping
@@ -26,15 +25,15 @@ from typing import TYPE_CHECKING, Any
 
 from ... import hub
 from ...errors import CacheError, DownloadError
-from ...store import derived
 from ...store.parquet import open_parquet
+from ...store.rows import RewrittenCorpus, doc_batches, docs_schema, field, json_rows, write_docs
 from ...store.schema import QUERY_ID, TEXT, Column, checked_batches
 from ..declaration import family
 
 if TYPE_CHECKING:
     import pyarrow as pa
 
-__all__ = ["CONFIGS", "NAMESPACE", "REPO", "Split", "revision"]
+__all__ = ["CONFIGS", "NAMESPACE", "REPO", "Split", "docs_file", "hub_row_count", "revision"]
 
 _HUB = family("bright-pro").data["hub"]
 NAMESPACE: str = family("bright-pro").namespace
@@ -126,7 +125,7 @@ class Split:
             path = file.fetch()
             for row in _rows(path):
                 for name, types in (fields or {}).items():
-                    _field(row, name, path, types)
+                    field(row, name, path, types)
                 rows.append(row)
         return rows
 
@@ -178,63 +177,22 @@ class Unlisted:
         return False
 
 
-class DocsFile:
+def docs_file(split: Split) -> RewrittenCorpus:
     """The corpus of one ``documents`` split as the single parquet file ``ParquetDocs`` reads:
     built once from the verified hub files, whatever their format and sharding."""
+    return RewrittenCorpus(split.docs_path, split.files, _write_docs, split.hub_files)
 
-    def __init__(self, split: Split):
-        self._split = split
 
-    @property
-    def local_path(self) -> Path:
-        """Where the rewritten corpus is (or will be)."""
-        return self._split.docs_path()
-
-    def shared(self) -> DocsFile:
-        """Itself."""
-        return self
-
-    def cached_path(self) -> Path | None:
-        """The rewritten corpus if built, else None."""
-        return self.local_path if self.local_path.is_file() else None
-
-    def is_cached(self) -> bool:
-        """Whether the rewritten corpus exists."""
-        return self.local_path.is_file()
-
-    def hub_files(self) -> list[hub.HubFileLike]:
-        """The ``documents`` hub files of the split (or a stand-in until listed)."""
-        return self._split.hub_files()
-
-    def hub_row_count(self) -> int | None:
-        """The number of documents from the cached hub files' parquet footers (before the
-        rewrite), or None (not listed, not all cached, or not parquet)."""
-        if not self._split.listed():
-            return None
-        cached = [file.cached_path() for file in self._split.files()]
-        paths = [path for path in cached if path is not None and _is_parquet(path)]
-        if len(paths) < len(cached):
-            return None
-        return sum(open_parquet(path).metadata.num_rows for path in paths)
-
-    def fetch(self) -> Path:
-        """The rewritten corpus, downloading and rewriting first if needed."""
-        target = self.local_path
-        if target.is_file():
-            return target
-        sources = [file.fetch() for file in self._split.files()]
-
-        try:
-            target.parent.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise CacheError(
-                f"cannot write {target.parent} ({exc.strerror or exc}): set IR_DATASETS_HOME "
-                "to a writable folder"
-            ) from exc
-        with derived.file_lock(target):
-            if not target.is_file():
-                _write_docs(sources, target)
-        return target
+def hub_row_count(split: Split) -> int | None:
+    """The number of documents from the cached hub files' parquet footers (before the
+    rewrite), or None (not listed, not all cached, or not parquet)."""
+    if not split.listed():
+        return None
+    cached = [file.cached_path() for file in split.files()]
+    paths = [path for path in cached if path is not None and _is_parquet(path)]
+    if len(paths) < len(cached):
+        return None
+    return sum(open_parquet(path).metadata.num_rows for path in paths)
 
 
 HUB_DOCS_SPEC = {"id": Column(QUERY_ID), "content": Column(TEXT)}
@@ -243,27 +201,13 @@ as the gold ids are), contents text; the rewritten corpus is then checked as any
 
 
 def _write_docs(sources: list[Path], target: Path) -> None:
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    schema = pa.schema([("id", pa.string()), ("content", pa.string())])
-    try:
-        with (
-            derived.replaced_atomically(target) as out,
-            pq.ParquetWriter(out, schema) as writer,
-        ):
-            for batch in _doc_batches(sources, schema):
-                writer.write_batch(batch)
-    except OSError as exc:
-        raise CacheError(
-            f"cannot write {target} ({exc.strerror or exc}): set IR_DATASETS_HOME to a "
-            "writable folder with room"
-        ) from exc
+    write_docs(target, _doc_batches(sources))
 
 
-def _doc_batches(sources: list[Path], schema: pa.Schema) -> Iterator[pa.RecordBatch]:
+def _doc_batches(sources: list[Path]) -> Iterator[pa.RecordBatch]:
     import pyarrow as pa
 
+    schema = docs_schema()
     for path in sources:
         if _is_parquet(path):
             for batch in checked_batches(path, HUB_DOCS_SPEC, ["id", "content"]):
@@ -272,34 +216,11 @@ def _doc_batches(sources: list[Path], schema: pa.Schema) -> Iterator[pa.RecordBa
                     schema=schema,
                 )
             continue
-        ids: list[str] = []
-        texts: list[str] = []
-        for row in _json_rows(path):
-            ids.append(str(_field(row, "id", path, (str, int))))
-            texts.append(_field(row, "content", path, (str,)))
-            if len(ids) == _BATCH_ROWS:
-                yield pa.RecordBatch.from_arrays([pa.array(ids), pa.array(texts)], schema=schema)
-                ids, texts = [], []
-        if ids:
-            yield pa.RecordBatch.from_arrays([pa.array(ids), pa.array(texts)], schema=schema)
-
-
-def _field(
-    row: dict[str, Any], name: str, path: Path, types: tuple[type, ...] | None = None
-) -> Any:
-    if name not in row:
-        raise CacheError(
-            f"{path}: a row without {name!r} (it has {', '.join(row)}): not the hub's file? "
-            "delete it and run again to fetch it anew"
+        pairs = (
+            (str(field(row, "id", path, (str, int))), field(row, "content", path, (str,)))
+            for row in json_rows(path)
         )
-    value = row[name]
-    if types is not None and not isinstance(value, types):
-        expected = " or ".join("null" if t is type(None) else t.__name__ for t in types)
-        raise CacheError(
-            f"{path}: {name!r} of a row is {type(value).__name__} {str(value)[:40]!r}, not "
-            f"{expected}: not the hub's file? delete it and run again to fetch it anew"
-        )
-    return value
+        yield from doc_batches(pairs)
 
 
 def _is_parquet(path: Path) -> bool:
@@ -318,31 +239,4 @@ def _rows(path: Path) -> list[dict[str, Any]]:
             raise CacheError(f"cannot read {path} as parquet ({exc}): delete it") from exc
         finally:
             parquet.close()
-    return list(_json_rows(path))
-
-
-def _json_rows(path: Path) -> Iterator[dict[str, Any]]:
-    """Rows of a JSON file holding a list of objects, or of JSON Lines (told by the first
-    character that is not white space)."""
-    try:
-        with open(path, encoding="utf-8") as file:
-            first = file.read(4096).lstrip()[:1]
-            file.seek(0)
-            if first == "[":
-                rows = json.load(file)
-                yield from (_checked(row, path, i) for i, row in enumerate(rows, 1))
-                return
-            for number, line in enumerate(file, 1):
-                if line.strip():
-                    yield _checked(json.loads(line), path, number)
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise CacheError(
-            f"cannot read {path} as JSON or JSON Lines ({type(exc).__name__}: "
-            f"{' '.join(str(exc).split())}): delete it and run again to fetch it anew"
-        ) from exc
-
-
-def _checked(row: Any, path: Path, number: int) -> dict[str, Any]:
-    if not isinstance(row, dict):
-        raise CacheError(f"{path}: row {number} is not an object: not a file of rows")
-    return row
+    return list(json_rows(path))

@@ -1,0 +1,176 @@
+"""Hub files of rows in JSON or JSON Lines, and corpora rewritten once into the parquet file
+every docs reader serves.
+
+Some benchmarks publish JSON Lines (R2MED) or shards in several formats (BRIGHT-Pro). Their
+rows are read here, each field checked against the types it may have, and a corpus is
+rewritten once into one parquet file (columns ``id``, ``content``) so that the shared parquet
+machinery (checked batches, the memory-mapped store, BM25 indexes) serves it as BRIGHT's.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..errors import CacheError
+from . import derived
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+__all__ = ["RewrittenCorpus", "doc_batches", "docs_schema", "field", "json_rows", "write_docs"]
+
+BATCH_ROWS = 4096
+
+
+def json_rows(path: Path) -> Iterator[dict[str, Any]]:
+    """Rows of a JSON file holding a list of objects, or of JSON Lines (told by the first
+    character that is not white space); a file that is neither is a one-line error."""
+    try:
+        with open(path, encoding="utf-8-sig") as file:
+            first = file.read(4096).lstrip()[:1]
+            file.seek(0)
+            if first == "[":
+                rows = json.load(file)
+                yield from (_object(row, path, i) for i, row in enumerate(rows, 1))
+                return
+            for number, line in enumerate(file, 1):
+                if line.strip():
+                    yield _object(json.loads(line), path, number)
+    except (ValueError, UnicodeDecodeError, RecursionError) as exc:
+        raise CacheError(
+            f"cannot read {path} as JSON or JSON Lines ({type(exc).__name__}: "
+            f"{' '.join(str(exc).split())[:200]}): delete it and run again to fetch it anew"
+        ) from exc
+
+
+def _object(row: Any, path: Path, number: int) -> dict[str, Any]:
+    if not isinstance(row, dict):
+        raise CacheError(f"{path}: row {number} is not an object: not a file of rows")
+    return row
+
+
+def field(row: dict[str, Any], name: str, path: Path, types: tuple[type, ...] | None = None) -> Any:
+    """``row[name]``, or a one-line error naming the file when the row has no such field or
+    its value is of none of ``types`` (``None`` types: anything)."""
+    if name not in row:
+        raise CacheError(
+            f"{path}: a row without {name!r} (it has {', '.join(row)}): not the hub's file? "
+            "delete it and run again to fetch it anew"
+        )
+    value = row[name]
+    if types is not None and not isinstance(value, types):
+        expected = " or ".join("null" if t is type(None) else t.__name__ for t in types)
+        raise CacheError(
+            f"{path}: {name!r} of a row is {type(value).__name__} {str(value)[:40]!r}, not "
+            f"{expected}: not the hub's file? delete it and run again to fetch it anew"
+        )
+    return value
+
+
+def write_docs(target: Path, batches: Iterable[pa.RecordBatch]) -> None:
+    """Write ``batches`` (columns ``id``, ``content``) as the parquet file ``target``, whole
+    or not at all; a full or read-only disk is a one-line error."""
+    import pyarrow.parquet as pq
+
+    try:
+        with (
+            derived.replaced_atomically(target) as out,
+            pq.ParquetWriter(out, docs_schema()) as writer,
+        ):
+            for batch in batches:
+                writer.write_batch(batch)
+    except OSError as exc:
+        raise CacheError(
+            f"cannot write {target} ({exc.strerror or exc}): set IR_DATASETS_HOME to a "
+            "writable folder with room"
+        ) from exc
+
+
+def docs_schema() -> pa.Schema:
+    """The rewritten corpus' schema: ``id`` and ``content``, text."""
+    import pyarrow as pa
+
+    return pa.schema([("id", pa.string()), ("content", pa.string())])
+
+
+def doc_batches(pairs: Iterable[tuple[str, str]]) -> Iterator[pa.RecordBatch]:
+    """``(id, content)`` pairs as record batches of the rewritten corpus' schema."""
+    import pyarrow as pa
+
+    schema = docs_schema()
+    ids: list[str] = []
+    texts: list[str] = []
+    for doc_id, text in pairs:
+        ids.append(doc_id)
+        texts.append(text)
+        if len(ids) == BATCH_ROWS:
+            yield pa.RecordBatch.from_arrays([pa.array(ids), pa.array(texts)], schema=schema)
+            ids, texts = [], []
+    if ids:
+        yield pa.RecordBatch.from_arrays([pa.array(ids), pa.array(texts)], schema=schema)
+
+
+class RewrittenCorpus:
+    """A corpus as the single parquet file ``ParquetDocs`` reads: ``write(sources, target)``
+    builds it once, under a lock, from the verified hub files ``sources()`` fetches, at the
+    path ``target()`` gives (asked each time: ``IR_DATASETS_HOME`` may change). It is a
+    :class:`~ir_bright.hub.HubFileLike` whose hub files are ``hub_files()``'s."""
+
+    def __init__(
+        self,
+        target: Callable[[], Path],
+        sources: Callable[[], list[Any]],
+        write: Callable[[list[Path], Path], None],
+        hub_files: Callable[[], list[Any]] | None = None,
+    ):
+        self._target = target
+        self._sources = sources
+        self._write = write
+        self._hub_files = hub_files or sources
+
+    @property
+    def local_path(self) -> Path:
+        """Where the rewritten corpus is (or will be)."""
+        return self._target()
+
+    @property
+    def path(self) -> str:
+        """Its name, for messages."""
+        return self.local_path.name
+
+    def shared(self) -> RewrittenCorpus:
+        """Itself."""
+        return self
+
+    def cached_path(self) -> Path | None:
+        """The rewritten corpus if built, else None."""
+        return self.local_path if self.local_path.is_file() else None
+
+    def is_cached(self) -> bool:
+        """Whether the rewritten corpus exists."""
+        return self.local_path.is_file()
+
+    def hub_files(self) -> list[Any]:
+        """The hub files the corpus is rewritten from (or stand-ins until they are known)."""
+        return self._hub_files()
+
+    def fetch(self) -> Path:
+        """The rewritten corpus, downloading and rewriting first if needed."""
+        target = self.local_path
+        if target.is_file():
+            return target
+        sources = [file.fetch() for file in self._sources()]
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise CacheError(
+                f"cannot write {target.parent} ({exc.strerror or exc}): set IR_DATASETS_HOME "
+                "to a writable folder"
+            ) from exc
+        with derived.file_lock(target):
+            if not target.is_file():
+                self._write(sources, target)
+        return target
