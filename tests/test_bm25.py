@@ -180,6 +180,29 @@ def test_rankings_equal_the_reference_with_exclusions_removed_before_the_cut(que
             assert [s for _, s in got] == pytest.approx([want_scores[i] for i in want], abs=1e-6)
 
 
+@pytest.mark.parametrize("query_side", [False, True], ids=["bag-of-words", "query-side"])
+def test_a_repeated_doc_id_counts_in_the_statistics_and_is_ranked_once_by_its_first_row(
+    query_side,
+):
+    # the benchmarks' code indexes every row (R2MED's corpora repeat a few ids) and ranks an
+    # id once; ir_bright's docs keep an id's first row, so the index ranks that row
+    docs = [*SENTENCES, SENTENCES[0], SENTENCES[26]]
+    ids = [f"d{i:02d}" for i in range(len(SENTENCES))] + ["d26", "d00"]
+    batch = pa.record_batch([pa.array(ids), pa.array(docs)], names=["doc_id", "text"])
+    index = bm25.BM25Index.build([batch], progress=False)
+    reference = ReferenceBM25(docs)  # every row in N, df and the average length
+    assert index.avgdl == pytest.approx(reference.avgdl)
+    for query in QUERIES:
+        want_scores = reference.scores(query, query_side)
+        want = expected_ranking(
+            want_scores, len(docs), excluded=[len(SENTENCES), len(SENTENCES) + 1]
+        )
+        got = index.search(query, len(docs), query_side=query_side)
+        assert [doc for doc, _ in got] == [ids[i] for i in want]
+        assert len({doc for doc, _ in got}) == len(got) == len(SENTENCES)
+        assert [s for _, s in got] == pytest.approx([want_scores[i] for i in want], abs=1e-6)
+
+
 def test_query_side_weighting_changes_the_order_where_repeated_terms_dominate():
     index = build_index(SENTENCES)
     query = "birds birds birds birds dawn prices"

@@ -137,8 +137,9 @@ def _count(dataset: Any) -> int | None:
 
 
 def _doc_batches(dataset: Any, batch_size: int = 8192) -> Iterator[pa.RecordBatch]:
-    """The corpus as Arrow batches (doc_id, text): ``docs_arrow`` when the dataset has it."""
-    docs_arrow = getattr(dataset, "docs_arrow", None)
+    """The corpus as Arrow batches (doc_id, text): every row of its file (``docs_rows_arrow``,
+    as the benchmarks' code indexes them), else ``docs_arrow``, else the docs themselves."""
+    docs_arrow = getattr(dataset, "docs_rows_arrow", None) or getattr(dataset, "docs_arrow", None)
     if docs_arrow is not None:
         for batch in docs_arrow(batch_size):
             yield batch.select(["doc_id", "text"]) if batch.num_columns > 2 else batch

@@ -47,7 +47,7 @@ from .weights import DocumentWeights
 __all__ = ["INDEX_KIND", "INDEX_VERSION", "BM25Index", "index_files"]
 
 INDEX_KIND = "ir_bright.bm25-index"
-INDEX_VERSION = 2
+INDEX_VERSION = 3
 """The index's file format, in its manifest: an index of another version is rebuilt.
 2: the postings as plain ``.npy`` files (1: bm25s's files)."""
 
@@ -254,8 +254,11 @@ class BM25Index:
         excluded: np.ndarray | None = None,
         query_side: bool = False,
     ) -> list[tuple[str, float]]:
-        """The ``k`` best (doc id, score) for ``text``, excluded rows removed before the cut."""
+        """The ``k`` best (doc id, score) for ``text``, excluded rows removed before the cut;
+        a doc id the corpus holds on several rows is ranked once, by its first row."""
         scores = self._scores(analyze(text), query_side)
+        if len(self._repeats):
+            excluded = self._repeats if excluded is None else np.union1d(excluded, self._repeats)
         if self.params.lucene_norms:  # as Pyserini: matching documents only, ties by doc id
             rows = top_rows(scores, k, excluded, self.id_order, fill=False, overwrite=True)
         else:  # as the paper's code: a sort of the whole corpus, ties in corpus order
@@ -269,6 +272,20 @@ class BM25Index:
         row_of = self._row_of if doc_ids else {}
         rows = [row for row in map(row_of.get, doc_ids) if row is not None]
         return np.array(rows, dtype=np.int64)
+
+    @cached_property
+    def _repeats(self) -> np.ndarray:
+        """The rows whose doc id an earlier row holds: indexed (they count in N, the document
+        frequencies and the average length, as in the benchmarks' code, which indexes every
+        row) but never ranked, so each id is ranked once."""
+        import pyarrow.compute as pc
+
+        unique = pc.unique(self.doc_ids)
+        if len(unique) == len(self.doc_ids):
+            return np.empty(0, dtype=np.int64)
+        position = pc.index_in(self.doc_ids, value_set=unique).to_numpy()
+        first = np.unique(position, return_index=True)[1]
+        return np.setdiff1d(np.arange(len(position), dtype=np.int64), first)
 
     @cached_property
     def _row_of(self) -> dict[str, int]:
