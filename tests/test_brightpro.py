@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import math
+import os
 
 import ir_datasets
 import ir_measures
@@ -513,3 +514,21 @@ def test_a_run_missing_queries_says_which_measures_skip_them(pro, caplog):
     assert "they count as 0, except in wAlpha_nDCG@25, A_Recall@25, which skips them" in (
         caplog.text
     )
+
+
+def test_a_damaged_or_outdated_rewritten_corpus_is_rewritten_with_a_warning(pro, caplog):
+    dataset = ir_datasets.load("bright-pro/economics")
+    docs = [tuple(doc) for doc in dataset.docs_iter()]
+    rewritten = dataset.docs_path()
+    rewritten.write_bytes(rewritten.read_bytes()[:100])  # cut short, as by a full disk
+    with caplog.at_level("WARNING"):
+        again = ir_datasets.load("bright-pro/economics").docs_path()
+    assert "rebuilding" in caplog.text and str(rewritten) in caplog.text
+    assert again == rewritten
+    assert [tuple(doc) for doc in ir_datasets.load("bright-pro/economics").docs_iter()] == docs
+    caplog.clear()
+    source = rewritten.parents[2] / "documents" / "economics.jsonl"  # the fixture hub's file
+    os.utime(source, ns=(1, 1))  # another copy of the hub file
+    with caplog.at_level("WARNING"):
+        ir_datasets.load("bright-pro/economics").docs_path()
+    assert "rewritten from other copies" in caplog.text

@@ -20,9 +20,20 @@ from . import derived
 if TYPE_CHECKING:
     import pyarrow as pa
 
-__all__ = ["RewrittenCorpus", "doc_batches", "docs_schema", "field", "json_rows", "write_docs"]
+__all__ = [
+    "REWRITTEN_KIND",
+    "REWRITTEN_VERSION",
+    "RewrittenCorpus",
+    "doc_batches",
+    "docs_schema",
+    "field",
+    "json_rows",
+    "write_docs",
+]
 
 BATCH_ROWS = 4096
+REWRITTEN_KIND = "ir_bright.rewritten-corpus"
+REWRITTEN_VERSION = 1
 
 
 def json_rows(path: Path) -> Iterator[dict[str, Any]]:
@@ -116,7 +127,9 @@ def doc_batches(pairs: Iterable[tuple[str, str]]) -> Iterator[pa.RecordBatch]:
 class RewrittenCorpus:
     """A corpus as the single parquet file ``ParquetDocs`` reads: ``write(sources, target)``
     builds it once, under a lock, from the verified hub files ``sources()`` fetches, at the
-    path ``target()`` gives (asked each time: ``IR_DATASETS_HOME`` may change). It is a
+    path ``target()`` gives (asked each time: ``IR_DATASETS_HOME`` may change). Its manifest
+    (:mod:`.derived`) records the sources' identity: a corpus rewritten from other copies of
+    them, or damaged, is rewritten with one warning. It is a
     :class:`~ir_bright.hub.HubFileLike` whose hub files are ``hub_files()``'s."""
 
     def __init__(
@@ -160,9 +173,9 @@ class RewrittenCorpus:
     def fetch(self) -> Path:
         """The rewritten corpus, downloading and rewriting first if needed."""
         target = self.local_path
-        if target.is_file():
-            return target
         sources = [file.fetch() for file in self._sources()]
+        if target.is_file() and _problem(target, sources) is None:
+            return target
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -171,6 +184,29 @@ class RewrittenCorpus:
                 "to a writable folder"
             ) from exc
         with derived.file_lock(target):
-            if not target.is_file():
+            problem = _problem(target, sources)
+            if problem is not None:
+                if target.exists():
+                    derived.rebuild_warning(target, problem)
                 self._write(sources, target)
+                extra = {"sources": [derived.source_identity(path) for path in sources]}
+                files = {target.name: target}
+                derived.write_manifest(
+                    target, REWRITTEN_KIND, REWRITTEN_VERSION, None, files, extra
+                )
         return target
+
+
+def _problem(target: Path, sources: list[Path]) -> str | None:
+    """What is wrong with a rewritten corpus (None: intact and rewritten from ``sources``)."""
+    if not target.is_file():
+        return "not built"
+    files = {target.name: target}
+    manifest, problem = derived.check(
+        target, REWRITTEN_KIND, REWRITTEN_VERSION, None, files, whole=False
+    )
+    if manifest is None:
+        return problem
+    if manifest.get("sources") != [derived.source_identity(path) for path in sources]:
+        return "rewritten from other copies of its hub files"
+    return None
