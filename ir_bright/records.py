@@ -28,6 +28,8 @@ __all__ = [
     "BrightProQuery",
     "BrightProQrel",
     "BrightProAspect",
+    "R2MedExpandedQuery",
+    "TempoQuery",
 ]
 
 
@@ -179,3 +181,40 @@ class BrightProAspect(NamedTuple):
     weight: float
     normalised_weight: float
     supporting_docs: Tuple[str, ...]  # noqa: UP006
+
+
+# --- R2MED and TEMPO ---------------------------------------------------------------------------
+
+
+class R2MedExpandedQuery(NamedTuple):
+    """A query of an R2MED expansion set: ``text`` is the query R2MED's official BM25 code
+    builds from the row (a reasoning LLM's answer alone; otherwise the method's composition of
+    the original query and the LLM's output, e.g. HyDE's output alone).
+
+    ``original_text`` is the task's query; ``llm_output`` the LLM's whole text (``hy_doc``);
+    ``answer`` the answer extracted from a reasoning LLM's output (the output itself for the
+    other LLMs, and where the extraction's mark is missing).
+    """
+
+    query_id: str
+    text: str
+    original_text: str
+    llm_output: str
+    answer: str
+
+    def default_text(self) -> str:
+        """The text a retriever should use: the built query."""
+        return self.text
+
+
+class TempoQuery(NamedTuple):
+    """A TEMPO query (the ``examples`` config, or a ``<model>_reason`` config whose ``query``
+    is that LLM's reasoning): the text and the accepted answers (HTML), a tuple of strings."""
+
+    query_id: str
+    text: str
+    gold_answers: Tuple[str, ...]  # noqa: UP006
+
+    def default_text(self) -> str:
+        """The text a retriever should use."""
+        return self.text
