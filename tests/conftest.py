@@ -11,7 +11,7 @@ from typing import NamedTuple
 import pytest
 
 from tests.fixtures import bright_hub as bright_fixture
-from tests.fixtures import builds, hubserver
+from tests.fixtures import builds, hubserver, r2med_hub, tempo_hub
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -80,6 +80,20 @@ def bright(bright_hub):
     """The fixture BRIGHT's four domains on the loopback hub (a test file may override this
     with other domains: ``return bright_hub(DOMAINS)``)."""
     return bright_hub()
+
+
+@pytest.fixture
+def r2med(hub, hub_root):
+    """The fixture R2MED's eight tasks on the loopback hub (tests/fixtures/r2med_hub.py),
+    verified by the hub's sha256; returns the rows written, by task."""
+    return r2med_hub.write_r2med(hub_root)
+
+
+@pytest.fixture
+def tempo(hub, hub_root):
+    """The fixture TEMPO's 13 domains on the loopback hub (tests/fixtures/tempo_hub.py);
+    returns the rows written."""
+    return tempo_hub.write_tempo(hub_root)
 
 
 class Outcome(NamedTuple):

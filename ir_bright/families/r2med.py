@@ -14,8 +14,9 @@ rules that turn an LLM's output into a query (R2MED/R2MED at commit 62b7074,
 ``src/eval_BM25.py`` ``load_retrieval_data`` and ``src/base.py`` ``split_response_for_r1``).
 A corpus that repeats a document id keeps the id's last row, as every official reader does
 (a dict keyed by id): the corpus is rewritten once into parquet with each id at its first
-row's place holding its last row's text, the earlier texts of repeated ids after all others,
-so that the docs keep each id once while a BM25 index counts every row, as the official code.
+row's place holding its last row's text, and the texts it replaced in a companion file
+(``corpus.parquet.superseded.parquet``), so that the docs hold each id once while a BM25
+index counts every row, as the official code does.
 """
 
 from __future__ import annotations
@@ -24,18 +25,24 @@ import logging
 import re
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ir_datasets.datasets.base import Dataset
 from ir_datasets.formats import BaseQrels, BaseQueries, GenericQuery, TrecQrel
 
-from .. import hub
+from .. import hub, lazy
 from ..errors import CacheError
 from ..records import R2MedExpandedQuery
 from ..registry import Documentation, collection_root, dataset
 from ..store.docs import ParquetDocs
+from ..store.parquet import BATCH_ROWS, read_batches
 from ..store.rows import RewrittenCorpus, doc_batches, field, json_rows, write_docs
 from .declaration import Entry, Family
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+else:
+    pa = lazy.module("pyarrow")
 
 __all__ = ["ANSWER_RULES", "datasets", "expanded_query"]
 
@@ -115,29 +122,37 @@ class _Task:
         """The corpus rewritten once into parquet (:func:`_rewrite`)."""
         source = self.file(self.paths["corpus"])
         return RewrittenCorpus(
-            lambda: source.local_path.with_name("corpus.parquet"), lambda: [source], _rewrite
+            lambda: source.local_path.with_name("corpus.parquet"),
+            lambda: [source],
+            _rewrite,
+            companions=(SUPERSEDED,),
         )
+
+
+SUPERSEDED = ".superseded.parquet"
+"""The companion of a rewritten corpus holding the texts a repeated id's later rows replaced."""
 
 
 def _rewrite(sources: list[Path], target: Path) -> None:
     """``corpus.jsonl`` as parquet: each id once, at its first row's place with its last
-    row's text (the official dict), then the earlier texts of repeated ids."""
+    row's text (the official dict); the texts it replaced in the companion file."""
     (source,) = sources
     texts: dict[str, str] = {}
-    earlier: list[tuple[str, str]] = []
+    superseded: list[tuple[str, str]] = []
     for row in json_rows(source):
         doc_id = str(field(row, "id", source, (str, int)))
         text = field(row, "text", source, (str,))
         if doc_id in texts:
-            earlier.append((doc_id, texts[doc_id]))
+            superseded.append((doc_id, texts[doc_id]))
         texts[doc_id] = text
-    if earlier:
+    if superseded:
         logger.info(
             "%s repeats %d document ids: each keeps its last row, as the official code does",
             source,
-            len(earlier),
+            len(superseded),
         )
-    write_docs(target, doc_batches([*texts.items(), *earlier]))
+    write_docs(target.with_name(target.name + SUPERSEDED), doc_batches(superseded))
+    write_docs(target, doc_batches(texts.items()))
 
 
 class R2MedDocs(ParquetDocs):
@@ -150,6 +165,15 @@ class R2MedDocs(ParquetDocs):
     def docs_hub_files(self) -> list[Any]:
         """The hub file the corpus was rewritten from."""
         return [self._source]
+
+    def docs_rows_arrow(self, batch_size: int = BATCH_ROWS) -> Iterator[pa.RecordBatch]:
+        """Every row of ``corpus.jsonl`` (for BM25, which counts them all, as the official
+        code): the documents, then the texts their repeated ids' later rows replaced."""
+        yield from self.docs_arrow(batch_size)
+        self.docs_path()  # rewritten, with its companion, if it was not
+        superseded = self._hub_file.companion(SUPERSEDED)
+        for batch in read_batches(superseded, ["id", "content"], batch_size):
+            yield pa.RecordBatch.from_arrays(batch.columns, names=["doc_id", "text"])
 
 
 class R2MedQueries(BaseQueries):
@@ -186,6 +210,10 @@ class R2MedQueries(BaseQueries):
         """The file the queries are read from."""
         return [self._file]
 
+    def queries_count(self) -> int | None:
+        """The number of queries once their file is cached, else None (the declared count)."""
+        return sum(1 for _ in self.queries_iter()) if self._file.is_cached() else None
+
     def queries_cls(self) -> type:
         """``GenericQuery``, or ``R2MedExpandedQuery`` for an expansion set."""
         return GenericQuery if self._build is None else R2MedExpandedQuery
@@ -221,6 +249,10 @@ class R2MedQrels(BaseQrels):
     def qrels_hub_files(self) -> list[hub.HubFile]:
         """The file the qrels are read from."""
         return [self._file]
+
+    def qrels_count(self) -> int | None:
+        """The number of judgements once their file is cached, else None (the declared one)."""
+        return sum(1 for _ in self.qrels_iter()) if self._file.is_cached() else None
 
     def qrels_cls(self) -> type:
         """``TrecQrel``."""
@@ -266,11 +298,10 @@ def _dataset(family: Family, entry: Entry, task: _Task, docs: R2MedDocs) -> Data
         "website": family.collection["website"],
     }
     counts = domain["counts"]
-    metadata = {"docs": {"count": counts["docs"]}, "qrels": {"count": counts["qrels"]}}
+    metadata = {kind: {"count": counts[kind]} for kind in ("docs", "queries", "qrels")}
     if "method" not in about:
         queries = R2MedQueries(task, task.file(task.paths["queries"]), None)
         doc["desc"] = f"{domain['name']}: {about['desc']}"
-        metadata["queries"] = {"count": counts["queries"]}
     else:
         file = task.expansion(about["method"], about["llm"])
         queries = R2MedQueries(task, file, _builder(family, about))
@@ -303,5 +334,5 @@ def _expansion_desc(family: Family, about: Mapping[str, Any], path: str, base: s
         how = f"{llm} is a reasoning model, so the query is its answer alone ({rule} rule)"
     else:
         template = rules["compose"].get(method, "{output}")
-        how = f"the query is {template}, {{query}} the original query, {{output}} the LLM's text"
+        how = f"the template `{template}` filled with the original query and the LLM's output"
     return rules["desc"].format(method=method, llm=llm, path=path, rule=how, base=base)

@@ -129,7 +129,8 @@ class RewrittenCorpus:
     builds it once, under a lock, from the verified hub files ``sources()`` fetches, at the
     path ``target()`` gives (asked each time: ``IR_DATASETS_HOME`` may change). Its manifest
     (:mod:`.derived`) records the sources' identity: a corpus rewritten from other copies of
-    them, or damaged, is rewritten with one warning. It is a
+    them, or damaged, is rewritten with one warning; ``companions`` name files ``write`` puts
+    beside it (``<target name><companion>``), which the manifest covers too. It is a
     :class:`~ir_bright.hub.HubFileLike` whose hub files are ``hub_files()``'s."""
 
     def __init__(
@@ -138,11 +139,13 @@ class RewrittenCorpus:
         sources: Callable[[], list[Any]],
         write: Callable[[list[Path], Path], None],
         hub_files: Callable[[], list[Any]] | None = None,
+        companions: tuple[str, ...] = (),
     ):
         self._target = target
         self._sources = sources
         self._write = write
         self._hub_files = hub_files or sources
+        self._companions = companions
 
     @property
     def local_path(self) -> Path:
@@ -153,6 +156,11 @@ class RewrittenCorpus:
     def path(self) -> str:
         """Its name, for messages."""
         return self.local_path.name
+
+    def companion(self, suffix: str) -> Path:
+        """Where its companion file ``suffix`` is (or will be)."""
+        target = self.local_path
+        return target.with_name(target.name + suffix)
 
     def shared(self) -> RewrittenCorpus:
         """Itself."""
@@ -174,7 +182,11 @@ class RewrittenCorpus:
         """The rewritten corpus, downloading and rewriting first if needed."""
         target = self.local_path
         sources = [file.fetch() for file in self._sources()]
-        if target.is_file() and _problem(target, sources) is None:
+        files = {
+            target.name: target,
+            **{target.name + c: self.companion(c) for c in self._companions},
+        }
+        if target.is_file() and _problem(target, files, sources) is None:
             return target
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
@@ -184,24 +196,22 @@ class RewrittenCorpus:
                 "to a writable folder"
             ) from exc
         with derived.file_lock(target):
-            problem = _problem(target, sources)
+            problem = _problem(target, files, sources)
             if problem is not None:
                 if target.exists():
                     derived.rebuild_warning(target, problem)
                 self._write(sources, target)
                 extra = {"sources": [derived.source_identity(path) for path in sources]}
-                files = {target.name: target}
                 derived.write_manifest(
                     target, REWRITTEN_KIND, REWRITTEN_VERSION, None, files, extra
                 )
         return target
 
 
-def _problem(target: Path, sources: list[Path]) -> str | None:
+def _problem(target: Path, files: dict[str, Path], sources: list[Path]) -> str | None:
     """What is wrong with a rewritten corpus (None: intact and rewritten from ``sources``)."""
     if not target.is_file():
         return "not built"
-    files = {target.name: target}
     manifest, problem = derived.check(
         target, REWRITTEN_KIND, REWRITTEN_VERSION, None, files, whole=False
     )
