@@ -63,6 +63,12 @@ def run():
 """
 
 
+def _as_in_a_terminal() -> None:
+    """SIGINT handled as a terminal's foreground job has it (a shell's background job, this
+    benchmark's own parent perhaps, ignores it, and the children would inherit that)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def group_alive(group: int) -> int:
     """Processes of process group ``group`` that are alive (zombies not counted)."""
     count = 0
@@ -89,6 +95,7 @@ def signalled(kind: str, name: str, folder: Path) -> str:
         text=True,
         cwd=ROOT,
         start_new_session=True,
+        preexec_fn=_as_in_a_terminal,
     )
     assert parent.stdout is not None
     json.loads(parent.stdout.readline())  # the workers are up
@@ -126,6 +133,7 @@ def unguarded(kind: str, folder: Path) -> str:
             cwd=ROOT,
             timeout=60,
             start_new_session=True,
+            preexec_fn=_as_in_a_terminal,
         )
     except subprocess.TimeoutExpired as exc:
         return f"**no end in {exc.timeout:.0f} s**"
