@@ -1,14 +1,17 @@
-"""Write benchmark output into docs/performance.md, dated, with the machine described.
+"""Write benchmark output into docs/performance.md or docs/decisions.md, dated, with the
+machine described.
 
 Every benchmark script ends with ``docpage.run(main, KEY)``: given ``--write-page`` it runs as
-usual, prints its tables as usual, and also writes them as the page's section KEY, under a line
-saying when, with which command and on which machine they were measured. The page is never
-edited by hand; a section not yet rerun on the current code is written from the output recorded
-earlier (``benchmarks/recorded/KEY.md``) by
+usual, prints its tables as usual, and also writes them as section KEY of its page, under a line
+saying when, with which command and on which machine they were measured. The performance page
+is never edited by hand; a section not yet rerun on the current code is written from the output
+recorded earlier (``benchmarks/recorded/KEY.md``) by
 
     python benchmarks/docpage.py --recorded KEY [KEY ...]
 
-and the section says that it was not rerun.
+and the section says that it was not rerun. The decisions page is prose written by hand around
+its measured sections (:data:`DECISIONS`): a script replaces its own section between the
+page's markers and leaves the prose alone.
 """
 
 from __future__ import annotations
@@ -39,6 +42,16 @@ SECTIONS = {
     "candidates": "Reranking candidates for the 12 BRIGHT domains (`bench_candidates.py`)",
     "startup": "Start-up: importing and the command (`bench_startup.py`)",
 }
+DECISIONS_PAGE = HERE.parent / "docs" / "decisions.md"
+DECISIONS = {
+    "hub-faults": "the hub client's fault scenarios (`bench_hub_faults.py`)",
+    "store": "the document store (`bench_store.py`)",
+    "analysis": "the BM25 analysis (`bench_analysis.py`)",
+    "ranx": "statistics and fusion (`bench_ranx.py`)",
+    "workers": "the worker pool (`bench_workers.py`)",
+}
+"""The decisions page's measured sections; their headings and the prose around them are the
+page's own."""
 INTRO = """# Performance
 
 This page is written by the scripts in `benchmarks/`, never by hand: each section is the
@@ -98,9 +111,13 @@ def _sections(text: str) -> dict[str, str]:
 
 
 def write_section(key: str, body: str, stamp: str) -> None:
-    """Replace (or add) section ``key`` of the page with ``stamp`` and ``body``."""
+    """Replace (or add) section ``key`` of its page with ``stamp`` and ``body``."""
+    if key in DECISIONS:
+        _write_in_place(DECISIONS_PAGE, key, f"{stamp}\n\n{body.strip()}")
+        return
     if key not in SECTIONS:
-        raise SystemExit(f"docpage: unknown section {key!r}: one of {', '.join(SECTIONS)}")
+        known = ", ".join([*SECTIONS, *DECISIONS])
+        raise SystemExit(f"docpage: unknown section {key!r}: one of {known}")
     sections = _sections(PAGE.read_text("utf-8")) if PAGE.exists() else {}
     start, end = _markers(key)
     sections[key] = f"{start}\n## {SECTIONS[key]}\n\n{stamp}\n\n{body.strip()}\n{end}"
@@ -108,6 +125,19 @@ def write_section(key: str, body: str, stamp: str) -> None:
     temporary = PAGE.with_suffix(".md.tmp")
     temporary.write_text(INTRO + "\n" + "\n\n".join(ordered) + "\n", "utf-8")
     temporary.replace(PAGE)
+
+
+def _write_in_place(page: Path, key: str, content: str) -> None:
+    """Replace what lies between section ``key``'s markers on ``page``, nothing else."""
+    text = page.read_text("utf-8")
+    start, end = _markers(key)
+    if start not in text or end not in text:
+        raise SystemExit(f"docpage: {page.name} has no markers {start} ... {end}")
+    before, rest = text.split(start, 1)
+    after = rest.split(end, 1)[1]
+    temporary = page.with_suffix(".md.tmp")
+    temporary.write_text(f"{before}{start}\n{content}\n{end}{after}", "utf-8")
+    temporary.replace(page)
 
 
 class _Tee(io.TextIOBase):

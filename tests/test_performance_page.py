@@ -1,4 +1,5 @@
-"""docs/performance.md is written by benchmarks/docpage.py, never by hand."""
+"""docs/performance.md, and the measured sections of docs/decisions.md, are written by
+benchmarks/docpage.py, never by hand."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ def docpage(tmp_path, monkeypatch):
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     monkeypatch.setattr(module, "PAGE", tmp_path / "performance.md")
+    monkeypatch.setattr(module, "DECISIONS_PAGE", tmp_path / "decisions.md")
     return module
 
 
@@ -78,3 +80,43 @@ def test_a_section_not_rerun_is_written_from_its_recorded_output_and_says_so(
     assert "**Not rerun for this page.** The output below was recorded on 2026-11-30 " in page
     assert "(commit abc1234) by `python benchmarks/bench_docs.py` on a 2-core machine." in page
     assert page.rstrip().endswith("| speed | 2.00x |\n<!-- end docs -->")
+
+
+DECISIONS_PROSE = """# Decisions
+
+Prose before.
+
+<!-- section store -->
+old table
+<!-- end store -->
+
+Prose after, with its own **words**.
+"""
+
+
+def test_a_decisions_section_is_written_in_place_and_the_prose_kept(docpage):
+    docpage.DECISIONS_PAGE.write_text(DECISIONS_PROSE)
+    docpage.write_section("store", "| store | 1 s |", "Measured then.")
+    docpage.write_section("store", "| store | 2 s |", "Measured again.")
+    page = docpage.DECISIONS_PAGE.read_text()
+    assert page.startswith("# Decisions\n\nProse before.\n\n<!-- section store -->\n")
+    assert page.endswith("<!-- end store -->\n\nProse after, with its own **words**.\n")
+    assert "Measured again.\n\n| store | 2 s |" in page
+    assert "old table" not in page and "1 s" not in page and "Measured then" not in page
+    assert not docpage.PAGE.exists()  # the performance page is not touched
+
+
+def test_a_decisions_page_without_the_section_s_markers_is_refused(docpage):
+    docpage.DECISIONS_PAGE.write_text("# Decisions\n\nNo markers.\n")
+    with pytest.raises(SystemExit, match="no markers <!-- section ranx -->"):
+        docpage.write_section("ranx", "table", "stamp")
+    assert docpage.DECISIONS_PAGE.read_text() == "# Decisions\n\nNo markers.\n"
+
+
+def test_every_measured_section_of_the_decisions_page_was_written_by_its_script(docpage):
+    page = (ROOT / "docs" / "decisions.md").read_text("utf-8")
+    for key in docpage.DECISIONS:
+        start, end = f"<!-- section {key} -->", f"<!-- end {key} -->"
+        assert start in page and end in page, f"{key}: the page has no place for it"
+        section = page[page.index(start) : page.index(end)]
+        assert "UTC at commit " in section and "by `python benchmarks/" in section, key
