@@ -29,7 +29,7 @@ from ..datafiles import etc_json
 from ..errors import CacheError, DownloadError
 from ..store import derived
 from ..store.parquet import open_parquet
-from ..store.schema import QUERY_ID, TEXT, Column, checked_batches
+from ..store.schema import QUERY_ID, TEXT, Column, checked_batches, checked_rows
 from .ids import NAMESPACE
 
 if TYPE_CHECKING:
@@ -310,16 +310,8 @@ def _is_parquet(path: Path) -> bool:
 
 def _rows(path: Path) -> list[dict[str, Any]]:
     """The rows of a cached file: parquet, a JSON list of rows, or JSON Lines."""
-    import pyarrow as pa
-
     if _is_parquet(path):
-        parquet = open_parquet(path)
-        try:
-            return parquet.read().to_pylist()
-        except (pa.ArrowException, OSError) as exc:
-            raise CacheError(f"cannot read {path} as parquet ({exc}): delete it") from exc
-        finally:
-            parquet.close()
+        return checked_rows(path)  # every text checked as UTF-8 first
     return list(_json_rows(path))
 
 
