@@ -114,24 +114,23 @@ def test_a_fifo_is_scored_like_the_file(case, tmp_path, monkeypatch, grouped):
     assert len(parts) > 2 if grouped else parts == []
 
 
-def test_a_fifo_that_never_ends_stops_at_the_byte_cap(case, tmp_path, monkeypatch, capsys):
-    monkeypatch.setenv("IR_BRIGHT_MAX_RUN_BYTES", str(4 << 20))
-    fifo = tmp_path / "endless.fifo"
-    os.mkfifo(fifo)
-    writer = write_fifo(fifo, b"", forever=True)
-    status = main(["evaluate", TEST_ID, str(fifo)])
-    err = capsys.readouterr().err
-    writer.join(10)
-    assert status == 2 and len(err.strip().splitlines()) == 1
-    assert "over 4,194,304 bytes of run text" in err and "IR_BRIGHT_MAX_RUN_BYTES" in err
-    assert not writer.is_alive()
-
-
-def test_a_fifo_that_never_ends_stops_at_the_entry_cap_before_the_byte_cap(
-    case, tmp_path, monkeypatch, capsys
+@pytest.mark.parametrize(
+    "caps, says",
+    [
+        ({"IR_BRIGHT_MAX_RUN_BYTES": 4 << 20}, "over 4,194,304 bytes of run text"),
+        # the entries cap bounds memory, before the bytes do (some 2 MB of lines)
+        (
+            {"IR_BRIGHT_MAX_RUN_ENTRIES": 50000, "IR_BRIGHT_MAX_RUN_BYTES": 64 << 20},
+            "over 50,000 entries",
+        ),
+    ],
+    ids=["bytes", "entries"],
+)
+def test_a_fifo_that_never_ends_stops_at_a_cap_naming_it(
+    case, tmp_path, monkeypatch, capsys, caps, says
 ):
-    monkeypatch.setenv("IR_BRIGHT_MAX_RUN_ENTRIES", "50000")  # some 2 MB of lines
-    monkeypatch.setenv("IR_BRIGHT_MAX_RUN_BYTES", str(64 << 20))
+    for variable, value in caps.items():
+        monkeypatch.setenv(variable, str(value))
     fifo = tmp_path / "endless.fifo"
     os.mkfifo(fifo)
     writer = write_fifo(fifo, b"", forever=True)
@@ -139,7 +138,7 @@ def test_a_fifo_that_never_ends_stops_at_the_entry_cap_before_the_byte_cap(
     err = capsys.readouterr().err
     writer.join(10)
     assert status == 2 and len(err.strip().splitlines()) == 1
-    assert "over 50,000 entries" in err and "IR_BRIGHT_MAX_RUN_ENTRIES" in err
+    assert says in err and f"set {next(iter(caps))} to read more" in err
     assert not writer.is_alive()
 
 
