@@ -42,7 +42,7 @@ def sample():
 threading.Thread(target=sample, daemon=True).start()
 
 os.environ["IR_DATASETS_HOME"] = str(parquet.parent.parent)
-from ir_bright.bright.adjusted import twins_of
+from ir_bright.families.bright.adjusted import twins_of
 from ir_bright.hub import HubFile
 from ir_bright.store import ParquetDocs
 

@@ -122,7 +122,15 @@ def _dataset_class() -> type:
         def __repr__(self) -> str:
             return f"BrightDataset({self._irds_id!r})"
 
+        def __reduce__(self) -> tuple[Any, tuple[str]]:
+            return provided_dataset, (self._irds_id,)  # its class is made on first use
+
     return BrightDataset
+
+
+def provided_dataset(dataset_id: str) -> Any:
+    """The PyTerrier dataset the ``bright`` provider gives for ``dataset_id`` (a full id)."""
+    return _dataset_class()(dataset_id)
 
 
 def bm25_transformer(

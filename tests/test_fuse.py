@@ -3,12 +3,16 @@ against ranx's ``fuse`` where ranx installs."""
 
 from __future__ import annotations
 
+import io
+import math
 import random
 
 import pytest
 
 from ir_bright.cli import main
+from ir_bright.errors import RunFormatError
 from ir_bright.pipelines import FusionError, fuse, normalise
+from ir_bright.runs.write import RankedDoc, write_trec
 
 
 def random_runs(count=3, queries=20, docs=60, seed=7):
@@ -109,6 +113,110 @@ def test_normalisations_follow_their_formulas(norm, expected):
 
 def test_a_constant_ranking_normalises_without_dividing_by_zero():
     assert normalise({"a": 3.0, "b": 3.0}, "min-max") == {"a": 0.0, "b": 0.0}
+
+
+HUGE = {"a": 1.5e308, "b": -1.5e308, "c": 0.0}  # finite: every run reader accepts them
+
+
+@pytest.mark.parametrize(
+    "norm, expected",
+    [
+        ("min-max", {"a": 1.0, "b": 0.0, "c": 0.5}),
+        ("max", {"a": 1.0, "b": -1.0, "c": 0.0}),
+        ("sum", {"a": 2 / 3, "b": 0.0, "c": 1 / 3}),  # s - min: 3e308, 0, 1.5e308
+        ("zmuv", {"a": math.sqrt(1.5), "b": -math.sqrt(1.5), "c": 0.0}),  # mean 0
+    ],
+)
+def test_scores_near_the_float_range_normalise_by_their_formulas(norm, expected):
+    got = normalise(HUGE, norm)
+    assert got == {d: pytest.approx(v, abs=1e-12) for d, v in expected.items()}
+
+
+def plain_formula(ranking, norm):
+    """The normalisations written as their formulas, unscaled (ranx's, with its guard)."""
+    scores = list(ranking.values())
+    low, high, n = min(scores), max(scores), len(scores)
+    if norm == "min-max":
+        offset, scale = low, max(high - low, 1e-9)
+    elif norm == "max":
+        offset, scale = 0.0, max(high, 1e-9)
+    elif norm == "sum":
+        offset, scale = low, max(math.fsum(scores) - low * n, 1e-9)
+    else:
+        mean = math.fsum(scores) / n
+        offset = mean
+        scale = max(math.sqrt(math.fsum((s - mean) ** 2 for s in scores) / n), 1e-9)
+    return {d: (s - offset) / scale for d, s in ranking.items()}
+
+
+@pytest.mark.parametrize("norm", ["min-max", "max", "sum", "zmuv"])
+def test_scaling_before_subtracting_leaves_ordinary_scores_exact(norm):
+    for query in random_runs(1, queries=20)[0].values():
+        assert normalise(query, norm) == plain_formula(query, norm)  # to the last bit
+    assert normalise({"a": 2.0, "b": 2.0 + 1e-12}, norm) == plain_formula(
+        {"a": 2.0, "b": 2.0 + 1e-12}, norm
+    )  # the 1e-9 guard applies as in the formula
+
+
+def huge_runs():
+    """Two runs whose scores reach 1.5e308 in magnitude, as a file can hold them."""
+    rng = random.Random(11)
+    return [
+        {f"q{q}": {f"d{d}": rng.uniform(-1.5, 1.5) * 1e308 for d in range(30)} for q in range(3)}
+        for _ in range(2)
+    ]
+
+
+def scaled_down(run):
+    """``run`` with every score divided by 2**1000 (exactly): normalised, it is the same run."""
+    return {q: {d: math.ldexp(s, -1000) for d, s in docs.items()} for q, docs in run.items()}
+
+
+@pytest.mark.slow  # numba compiles ranx's functions on first use
+@pytest.mark.parametrize("norm", ["min-max", "sum", "zmuv"])
+def test_huge_scores_fuse_as_ranx_fuses_the_same_runs_scaled_down(norm):
+    ranx = pytest.importorskip("ranx")
+    runs = huge_runs()
+    theirs = ranx.fuse([ranx.Run(scaled_down(run)) for run in runs], norm=norm, method="sum")
+    ours = fuse(runs, "combsum", norm, depth=None)
+    assert_same_run(ours, {q: theirs.to_dict()[q] for q in runs[0]}, tolerance=1e-9)
+
+
+@pytest.mark.parametrize("norm", ["min-max", "sum", "zmuv"])
+def test_the_command_fuses_huge_scores_into_finite_ones(tmp_path, capsys, norm):
+    runs = huge_runs()
+    paths = [write_run(tmp_path / f"r{i}.trec", run) for i, run in enumerate(runs)]
+    status = main(["fuse", *paths, "--method", "combsum", "--norm", norm])
+    out, err = capsys.readouterr()
+    assert status == 0, err
+    parts = [{q: plain_formula(docs, norm) for q, docs in scaled_down(run).items()} for run in runs]
+    lines = read_lines(out)
+    assert len(lines) == 3 * 30 and all(math.isfinite(float(line[4])) for line in lines)
+    for query_id, _, doc_id, _, score, _ in lines:
+        expected = sum(part[query_id][doc_id] for part in parts)
+        assert float(score) == pytest.approx(expected, abs=1e-9)
+
+
+@pytest.mark.parametrize(
+    "method, norm, weights, runs",
+    [
+        ("combsum", "none", None, [{"q": HUGE}, {"q": HUGE}]),  # 1.5e308 + 1.5e308
+        ("combsum", "max", None, [{"q": {"a": -1.5e308, "b": -1.0}}] * 2),  # over 1e-9
+        ("wsum", "min-max", [1e308, 1e308], [{"q": HUGE}, {"q": HUGE}]),
+    ],
+)
+def test_a_fused_score_beyond_a_float_is_a_one_line_error(method, norm, weights, runs):
+    with pytest.raises(FusionError) as error:
+        fuse(runs, method, norm, weights)
+    message = str(error.value)
+    assert "query 'q'" in message and "beyond what a float holds" in message
+    assert "min-max or zmuv" in message and "\n" not in message
+
+
+def test_a_run_writer_refuses_a_score_that_is_not_finite():
+    for bad in (math.nan, math.inf, -math.inf):
+        with pytest.raises(RunFormatError, match="not finite"):
+            write_trec([RankedDoc("q", "d", 1, bad)], io.StringIO(), "t")
 
 
 def test_the_first_runs_queries_are_kept():

@@ -9,12 +9,16 @@ copy wins) with one warning, and no command emits a (query, doc) pair twice.
 
 from __future__ import annotations
 
+import re
+
+import ir_datasets
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
 from ir_bright.cli import main
-from tests.fixtures import hostile_hub, mmbright_hub
+from ir_bright.store.schema import InvalidFileError
+from tests.fixtures import brightpro_hub, hostile_hub, mmbright_hub
 
 pytest.importorskip("Stemmer")  # the bm25 extra
 
@@ -160,3 +164,53 @@ def test_mm_bright_files_are_checked_as_well(hub, hub_root, capsys, config, tabl
     assert status == 2 and out == "", err
     lines = error_lines(err)
     assert len(lines) == 1 and f"{config}" in lines[0] and expected in lines[0], err
+
+
+NESTED_TEXT_CASES = {
+    # MM-BRIGHT columns of any shape (lists of paths, answers as text or lists, structs)
+    "mm image_paths": ("mm-bright/academia/task2", "examples_multimodal", "image_paths"),
+    "mm gold_answers": ("mm-bright/academia/task2", "examples_multimodal", "gold_answers"),
+    "mm positive_images": ("mm-bright/academia/task2", "examples_multimodal", "positive_images"),
+    # BRIGHT-Pro's examples and aspects, read whole
+    "pro query": ("bright-pro/biology", "examples", "query"),
+    "pro reference_answer": ("bright-pro/biology", "examples", "reference_answer"),
+    "pro gold_ids": ("bright-pro/biology", "examples", "gold_ids"),
+    "pro aspect content": ("bright-pro/biology", "aspects", "content"),
+}
+
+
+def spoiled_hub(hub_root, dataset_id, config, column):
+    """The fixture hub of ``dataset_id`` with ``column`` of ``config`` holding invalid UTF-8;
+    returns the cached file's name."""
+    if dataset_id.startswith("mm-bright"):
+        mmbright_hub.write_mmbright(hub_root, {"academia": mmbright_hub.academia})
+        path = hub_root / mmbright_hub.REPO / mmbright_hub.repo_path(config, "academia")
+        cached = f"academia/{config}.parquet" if config != "examples" else "academia/queries"
+    else:
+        brightpro_hub.write_brightpro(hub_root)
+        path = hub_root / brightpro_hub.REPO / config / "biology-00000-of-00001.parquet"
+        cached = f"{config}/biology-00000-of-00001.parquet"
+    hostile_hub.with_invalid_utf8(path, column)
+    return cached
+
+
+@pytest.mark.parametrize("case", list(NESTED_TEXT_CASES))
+def test_invalid_utf8_in_any_text_read_is_the_file_s_one_line_error(
+    case, pony_hub, hub_root, capsys, run_file
+):
+    pytest.importorskip("PIL")
+    dataset_id, config, column = NESTED_TEXT_CASES[case]
+    cached = spoiled_hub(hub_root, dataset_id, config, column)
+    expected = f"column {column}, row 0: not valid UTF-8 text: not the hub's file? delete it"
+    queries = config != "aspects"  # aspects are read with the qrels, not the queries
+    commands = [["export", dataset_id, "qrels"], ["evaluate", dataset_id, str(run_file)]]
+    commands += [["export", dataset_id, "queries"]] if queries else []
+    for argv in commands:
+        status, out, err = cli(capsys, argv)
+        lines = error_lines(err)
+        assert status == 2 and out == "" and len(lines) == 1, (argv, err)
+        assert cached in lines[0] and expected in lines[0], lines[0]
+    dataset = ir_datasets.load(dataset_id)
+    for read in (dataset.qrels_iter, *([dataset.queries_iter] if queries else [])):
+        with pytest.raises(InvalidFileError, match=re.escape(expected)):
+            list(read())

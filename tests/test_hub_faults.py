@@ -226,6 +226,98 @@ def test_a_body_is_never_written_past_the_expected_size(hub, hub_root, isolated_
     assert cached_files(isolated_home) == []
 
 
+# -- bounds: the size ir_bright knows, in every verification mode ------------------------------
+
+TEN_GB = 10 << 30
+PAST_THE_FILE = 8 << 20  # a test stops a download that writes this far
+
+
+@pytest.fixture
+def written(monkeypatch):
+    """The byte counts a download reached, chunk by chunk; one past :data:`PAST_THE_FILE`
+    fails the test instead of filling the disk."""
+    counts: list[int] = []
+    real_write = hub_module._Transfer._write
+
+    def spy(self, chunk):
+        real_write(self, chunk)
+        counts.append(self.received)
+        assert self.received < PAST_THE_FILE, "written far past the file's size"
+
+    monkeypatch.setattr(hub_module._Transfer, "_write", spy)
+    return counts
+
+
+def listed_file() -> HubFile:
+    """A file named by a folder listing (as BRIGHT-Pro's are): the listing's size and sha256."""
+    return hub_file(md5=None, sha256=hashlib.sha256(BODY).hexdigest())
+
+
+@pytest.mark.parametrize(
+    ("verify", "make", "listing", "stated"),
+    [
+        ("1", unpinned, True, "stated by the hub's listing"),  # MM-BRIGHT: no pins
+        ("hub", hub_file, False, "the catalogue's size"),
+        ("hub", unpinned, True, "stated by the hub's listing"),
+        ("hub", listed_file, False, "stated by the hub's listing"),
+        ("0", unpinned, True, "stated by the hub's listing"),
+        ("0", listed_file, False, "stated by the hub's listing"),
+    ],
+    ids=["pins-unpinned", "hub-catalogue", "hub-api", "hub-folder", "off", "off-folder"],
+)
+def test_an_endless_body_announced_as_10_gb_stops_at_the_first_byte_past_the_known_size(
+    hub, hub_root, isolated_home, monkeypatch, written, verify, make, listing, stated
+):
+    monkeypatch.setenv("IR_BRIGHT_VERIFY", verify)
+    put(hub_root, PATH)
+    hub.listing = listing
+    hub.linked_size[PATH] = TEN_GB
+    hub.endless.add(PATH)
+    with pytest.raises(ChecksumError) as error:
+        make().fetch()
+    message = str(error.value)
+    assert f"has more than {len(BODY)} bytes" in message and stated in message
+    assert "\n" not in message
+    assert max(written) <= len(BODY)
+    assert cached_files(isolated_home) == []
+
+
+def test_a_body_no_known_size_bounds_is_refused_before_it_is_written(
+    hub, hub_root, isolated_home, monkeypatch, written
+):
+    monkeypatch.setenv("IR_BRIGHT_VERIFY", "0")  # the catalogue's size is no bound here
+    put(hub_root, PATH)
+    hub.endless.add(PATH)
+    with pytest.raises(DownloadError) as error:
+        hub_file().fetch()
+    message = str(error.value)
+    assert "announced no size" in message and "cannot be bounded" in message
+    assert "Content-Length or X-Linked-Size" in message and "\n" not in message
+    assert written == [] and cached_files(isolated_home) == []
+
+
+def test_a_file_that_changed_since_it_was_pinned_is_fetched_under_verify_hub(
+    hub, hub_root, monkeypatch
+):
+    monkeypatch.setenv("IR_BRIGHT_VERIFY", "hub")
+    put(hub_root, PATH)
+    hub.listing = True  # the listing states the new size, past the catalogue's
+    assert hub_file(size=len(BODY) - 100, md5="0" * 32).fetch().read_bytes() == BODY
+
+
+def test_the_catalogue_s_size_under_verify_hub_is_a_ceiling_not_the_size(
+    hub, hub_root, monkeypatch
+):
+    monkeypatch.setenv("IR_BRIGHT_VERIFY", "hub")
+    put(hub_root, PATH)
+    hub.no_length.add(PATH)  # nothing states the size: the catalogue's only bounds it
+    assert hub_file(size=len(BODY) + 100, md5="0" * 32).fetch().read_bytes() == BODY
+    (hub_root / REPO / PATH).write_bytes(BODY + b"PAR1" * 100)
+    (hub_file().local_path).unlink()
+    with pytest.raises(ChecksumError, match=f"has more than {len(BODY) + 100} bytes"):
+        hub_file(size=len(BODY) + 100, md5="0" * 32).fetch()
+
+
 # -- unpinned files: the hub's published size and sha256 --------------------------------------
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 
 import pytest
@@ -64,6 +65,15 @@ def test_entries_are_capped(hub, folder, isolated_home, monkeypatch):
 def test_a_page_s_bytes_are_capped(hub, folder, isolated_home, monkeypatch):
     monkeypatch.setattr(listing, "MAX_PAGE_BYTES", 100)
     assert "over 100 bytes" in one_line_error(isolated_home)
+
+
+def test_a_file_s_listing_answer_is_read_within_the_page_bound(hub, folder, monkeypatch):
+    hub.listing = True
+    body = b"PAR1 body PAR1"
+    sha256 = hashlib.sha256(body).hexdigest()
+    assert listing.paths_info(REPO, "main", FILES[0]) == (len(body), sha256)
+    monkeypatch.setattr(listing, "MAX_PAGE_BYTES", 100)  # the answer is some 150 bytes
+    assert listing.paths_info(REPO, "main", FILES[0]) == (None, None)
 
 
 def test_the_limits_are_documented_constants():

@@ -3,6 +3,7 @@ and a collection's datasets are built, once, when one of them is first used."""
 
 from __future__ import annotations
 
+import copy
 import pickle
 import subprocess
 import sys
@@ -43,6 +44,15 @@ def test_a_registered_dataset_is_a_dataset_built_on_first_use():
     assert entry.dataset_id() == "bright-pro/robotics"
     assert entry.has_docs() and entry.has_queries() and entry.has_qrels()
     assert "aspects_iter" in dir(entry)
+
+
+@pytest.mark.parametrize(
+    "dataset_id", ["bright/biology", "mm-bright/academia/task4", "bright-pro/biology"]
+)
+def test_a_registered_dataset_pickles_and_copies_as_itself(dataset_id):
+    entry = ir_datasets.load(dataset_id)
+    for copied in (pickle.loads(pickle.dumps(entry)), copy.copy(entry), copy.deepcopy(entry)):
+        assert copied is entry  # the process's registered dataset of that id
 
 
 def test_a_registered_dataset_pickles_as_its_id():

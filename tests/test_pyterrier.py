@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+import pickle
 import subprocess
 import sys
 
@@ -36,6 +38,15 @@ def test_bright_provider_qrels_have_labels_with_excluded_at_minus_100(bright):
 def test_bright_provider_unknown_name_is_a_key_error():
     with pytest.raises(KeyError, match="not found"):
         pt.get_dataset("bright:biolgy")
+
+
+def test_a_provider_dataset_pickles_copies_and_deep_copies(bright):
+    dataset = pt.get_dataset("bright:biology")
+    for copied in (pickle.loads(pickle.dumps(dataset)), copy.copy(dataset), copy.deepcopy(dataset)):
+        assert type(copied) is type(dataset) and copied is not dataset
+        assert repr(copied) == "BrightDataset('bright/biology')"
+        assert copied.get_topics().equals(dataset.get_topics())
+        assert copied.get_qrels().equals(dataset.get_qrels())
 
 
 def test_irds_ids_resolve_to_ir_bright_datasets(bright):

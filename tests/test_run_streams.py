@@ -1,6 +1,6 @@
 """Runs read from pipes, FIFOs and stdin: in parts like files when their queries are grouped,
 whole (from a copy) when they are not, stopped at the byte cap, and a closed stdin or a bad
-IR_BRIGHT_MAX_RUN_BYTES a one-line error."""
+IR_BRIGHT_MAX_RUN_BYTES a one-line error; bounded in entries, so in memory, as well as in bytes."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import os
 import random
 import sys
 import threading
+import tracemalloc
 
 import ir_datasets
 import pytest
@@ -17,7 +18,14 @@ import pytest
 import ir_bright  # noqa: F401
 from ir_bright.cli import main
 from ir_bright.errors import RunFormatError
-from ir_bright.runs import RunFile, max_run_bytes, read_run, read_run_parts
+from ir_bright.runs import (
+    MAX_RUN_ENTRIES,
+    RunFile,
+    max_run_bytes,
+    max_run_entries,
+    read_run,
+    read_run_parts,
+)
 from ir_bright.runs import files as run_files
 from ir_bright.runs import read as runs_read
 from ir_bright.scoring import Scorer
@@ -106,8 +114,23 @@ def test_a_fifo_is_scored_like_the_file(case, tmp_path, monkeypatch, grouped):
     assert len(parts) > 2 if grouped else parts == []
 
 
-def test_a_fifo_that_never_ends_stops_at_the_byte_cap(case, tmp_path, monkeypatch, capsys):
-    monkeypatch.setenv("IR_BRIGHT_MAX_RUN_BYTES", str(4 << 20))
+@pytest.mark.parametrize(
+    "caps, says",
+    [
+        ({"IR_BRIGHT_MAX_RUN_BYTES": 4 << 20}, "over 4,194,304 bytes of run text"),
+        # the entries cap bounds memory, before the bytes do (some 2 MB of lines)
+        (
+            {"IR_BRIGHT_MAX_RUN_ENTRIES": 50000, "IR_BRIGHT_MAX_RUN_BYTES": 64 << 20},
+            "over 50,000 entries",
+        ),
+    ],
+    ids=["bytes", "entries"],
+)
+def test_a_fifo_that_never_ends_stops_at_a_cap_naming_it(
+    case, tmp_path, monkeypatch, capsys, caps, says
+):
+    for variable, value in caps.items():
+        monkeypatch.setenv(variable, str(value))
     fifo = tmp_path / "endless.fifo"
     os.mkfifo(fifo)
     writer = write_fifo(fifo, b"", forever=True)
@@ -115,8 +138,38 @@ def test_a_fifo_that_never_ends_stops_at_the_byte_cap(case, tmp_path, monkeypatc
     err = capsys.readouterr().err
     writer.join(10)
     assert status == 2 and len(err.strip().splitlines()) == 1
-    assert "over 4,194,304 bytes of run text" in err and "IR_BRIGHT_MAX_RUN_BYTES" in err
+    assert says in err and f"set {next(iter(caps))} to read more" in err
     assert not writer.is_alive()
+
+
+def test_a_run_read_whole_is_capped_in_entries_as_it_is_read(tmp_path, monkeypatch):
+    monkeypatch.setenv("IR_BRIGHT_MAX_RUN_ENTRIES", "1000")
+    path = tmp_path / "r.run"
+    path.write_text(run_text((f"q{i // 100}", f"d{i}", 1.0) for i in range(1000)))
+    assert sum(map(len, read_run(path).values())) == 1000  # the cap itself is allowed
+    path.write_text(run_text((f"q{i // 100}", f"d{i}", 1.0) for i in range(1001)))
+    with pytest.raises(RunFormatError, match="over 1,000 entries.*IR_BRIGHT_MAX_RUN_ENTRIES"):
+        read_run(path)
+
+
+def test_the_default_entry_cap_fits_a_few_hundred_mib_and_any_official_run(tmp_path):
+    path = tmp_path / "r.run"
+    rows = [
+        (f"query-{q}", f"domain/some_document_{q}_{d}.txt", 1.0 / (d + 1))
+        for q in range(20)
+        for d in range(1000)
+    ]
+    path.write_text(run_text(rows))
+    tracemalloc.start()
+    try:
+        run = read_run(path)
+        held = tracemalloc.get_traced_memory()[0]
+    finally:
+        tracemalloc.stop()
+    assert len(run) == 20
+    per_entry = held / len(rows)
+    assert MAX_RUN_ENTRIES * per_entry < 400 << 20
+    assert MAX_RUN_ENTRIES >= 10 * 1000 * 194  # 10 times a 1,000-deep run of 194 queries
 
 
 def test_a_run_file_is_read_again_from_its_start(tmp_path):
@@ -147,10 +200,14 @@ def test_evaluate_with_stdin_closed_is_a_one_line_error(case, monkeypatch, capsy
 
 
 @pytest.mark.parametrize("value", ["0", "-5", "1e9", "nan", "inf", "lots", "1.5", "٣"])
-def test_a_bad_byte_cap_is_a_one_line_error_naming_the_variable(monkeypatch, value):
-    monkeypatch.setenv("IR_BRIGHT_MAX_RUN_BYTES", value)
-    with pytest.raises(RunFormatError, match=rf"^IR_BRIGHT_MAX_RUN_BYTES={value!r} is not"):
-        max_run_bytes()
+@pytest.mark.parametrize(
+    "variable, read",
+    [("IR_BRIGHT_MAX_RUN_BYTES", max_run_bytes), ("IR_BRIGHT_MAX_RUN_ENTRIES", max_run_entries)],
+)
+def test_a_bad_cap_is_a_one_line_error_naming_the_variable(monkeypatch, value, variable, read):
+    monkeypatch.setenv(variable, value)
+    with pytest.raises(RunFormatError, match=rf"^{variable}={value!r} is not"):
+        read()
 
 
 def test_a_good_byte_cap_is_read(monkeypatch):
@@ -158,3 +215,10 @@ def test_a_good_byte_cap_is_read(monkeypatch):
     assert max_run_bytes() == 8589934592
     monkeypatch.delenv("IR_BRIGHT_MAX_RUN_BYTES")
     assert max_run_bytes() == 4 << 30
+
+
+def test_a_good_entry_cap_is_read(monkeypatch):
+    monkeypatch.setenv("IR_BRIGHT_MAX_RUN_ENTRIES", " 10000000 ")
+    assert max_run_entries() == 10_000_000
+    monkeypatch.delenv("IR_BRIGHT_MAX_RUN_ENTRIES")
+    assert max_run_entries() == MAX_RUN_ENTRIES == 2_000_000

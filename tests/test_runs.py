@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import gzip
+import io
 import logging
 import random
+import sys
 from collections import namedtuple
 
 import ir_measures
@@ -175,6 +177,22 @@ def test_more_text_than_the_ceiling_is_refused(tmp_path, monkeypatch, compress):
     monkeypatch.setenv("IR_BRIGHT_MAX_RUN_BYTES", "lots")
     with pytest.raises(RunFormatError, match="IR_BRIGHT_MAX_RUN_BYTES='lots' is not a number"):
         read_run(path)
+
+
+@pytest.mark.parametrize("shape", ["file", "gzip file", "stdin", "run text"])
+def test_a_byte_order_mark_is_skipped_in_every_run_text(tmp_path, monkeypatch, shape):
+    rows = many_rows(queries=2, docs=3)
+    data = b"\xef\xbb\xbf" + run_text(rows).encode()
+    expected = {q: {d: s for q2, d, s in rows if q2 == q} for q in ("q0", "q1")}
+    if shape == "run text":
+        run = data.decode("utf-8")  # the mark as the str's first character
+    elif shape == "stdin":
+        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data)))
+        run = "-"
+    else:
+        run = tmp_path / "r.run"
+        run.write_bytes(gzip.compress(data) if shape == "gzip file" else data)
+    assert read_run(run) == expected
 
 
 def test_gzip_members_and_zero_padding_are_read_as_gzip_does(tmp_path):

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import copy
 import json
+import pickle
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -87,6 +92,71 @@ def test_malformed_query_files_are_one_line_errors(bright, tmp_path, content, me
     path.write_text(content, encoding="utf-8")
     with pytest.raises(QueriesError, match=mentions):
         with_queries("bright/aops", str(path))
+
+
+@pytest.mark.parametrize(
+    "texts, mentions",
+    [
+        ({"0": None}, "query '0': text must be a string, got NoneType"),
+        ({"0": b"bytes"}, "query '0': text must be a string, got bytes"),
+        ({b"0": "x"}, "query_id must be text, got b'0'"),
+        ({0: "x", "0": "y"}, "query '0' is given twice"),
+    ],
+)
+def test_query_texts_that_are_not_strings_are_refused(bright, texts, mentions):
+    texts = {**own_texts(bright.rows["aops"]), **texts}
+    with pytest.raises(QueriesError, match=mentions):
+        with_queries("bright/aops", texts)
+
+
+def test_whole_number_query_ids_of_a_mapping_are_read_as_text(bright):
+    texts = {int(q): f"about {q}" for q in own_texts(bright.rows["biology"])}  # "0", "1"
+    dataset = with_queries("bright/biology", texts)
+    assert {q.query_id: q.text for q in dataset.queries_iter()} == {
+        str(q): t for q, t in texts.items()
+    }
+
+
+@pytest.mark.parametrize("write", [write_tsv, write_jsonl], ids=["tsv", "jsonl"])
+def test_a_query_file_with_a_byte_order_mark_is_read(bright, tmp_path, write):
+    texts = {q: f"rewritten {q}" for q in own_texts(bright.rows["aops"])}
+    path = Path(write(tmp_path / "q.txt", texts))
+    path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())
+    dataset = with_queries("bright/aops", str(path))
+    assert [(q.query_id, q.text) for q in dataset.queries_iter()] == list(texts.items())
+
+
+def same_dataset(copied, original):
+    assert type(copied) is type(original) and copied is not original
+    assert copied.dataset_id() == original.dataset_id()
+    assert list(copied.queries_iter()) == list(original.queries_iter())
+    assert list(copied.qrels_iter()) == list(original.qrels_iter())
+
+
+def test_a_user_query_set_pickles_copies_and_deep_copies(bright):
+    texts = {q: f"rewritten {q}" for q in own_texts(bright.rows["aops"])}
+    dataset = with_queries("bright/aops", texts)
+    for copied in (pickle.loads(pickle.dumps(dataset)), copy.copy(dataset), copy.deepcopy(dataset)):
+        same_dataset(copied, dataset)
+    assert repr(copy.copy(dataset)) == repr(dataset)
+
+
+@pytest.mark.slow
+def test_a_user_query_set_reaches_a_spawned_worker(bright):
+    texts = {q: f"rewritten {q}" for q in own_texts(bright.rows["aops"])}
+    dataset = with_queries("bright/aops", texts)
+    code = (
+        "import pickle, sys\n"
+        "dataset = pickle.load(sys.stdin.buffer)\n"
+        "print(dataset.dataset_id(), [q.text for q in dataset.queries_iter()],"
+        " len(list(dataset.qrels_iter())))\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], input=pickle.dumps(dataset), capture_output=True, timeout=120
+    )
+    assert proc.returncode == 0, proc.stderr.decode()
+    qrels = len(list(dataset.qrels_iter()))
+    assert proc.stdout.decode().split("\n")[0] == f"bright/aops {list(texts.values())} {qrels}"
 
 
 def test_user_queries_score_with_the_datasets_qrels(bright):

@@ -2,7 +2,8 @@
 
 :func:`list_folder` serves files whose names are not pinned (BRIGHT-Pro): their
 :class:`~ir_bright.hub.HubFile` carries the listing's size and sha256, checked like a pinned
-md5. :func:`paths_info` gives a file's published size and sha256 when its download did not.
+md5. :func:`paths_info` gives a file's published size and sha256 before its download, to bound
+and verify it.
 
 A listing is bounded: a next link back to a page already read is a loop, and pages, entries
 and bytes per page are capped (:data:`MAX_PAGES`, :data:`MAX_ENTRIES`, :data:`MAX_PAGE_BYTES`);
@@ -144,25 +145,27 @@ def _listing_page(url: str, settings: HttpSettings) -> tuple[list[dict], str | N
                 f"{shown} answered HTTP {response.status_code}: check HF_ENDPOINT, the "
                 "repository and the revision"
             )
-        body = bytearray()
-        for chunk in response.iter_content(1 << 16):
-            body += chunk
-            if len(body) > MAX_PAGE_BYTES:
-                raise DownloadError(
-                    f"{shown} answered a listing page over {MAX_PAGE_BYTES} bytes: check "
-                    "HF_ENDPOINT"
-                )
-        try:
-            page = json.loads(body)
-        except ValueError as exc:
-            raise DownloadError(
-                f"{shown} did not answer a JSON listing: check HF_ENDPOINT"
-            ) from exc
+        page = _json_answer(response, shown)
         if not isinstance(page, list) or not all(isinstance(i, dict) and "path" in i for i in page):
             raise DownloadError(f"{shown} did not answer a list of files: check HF_ENDPOINT")
         for item in page:
             _check_entry(item, shown)
         return page, response.links.get("next", {}).get("url")
+
+
+def _json_answer(response: Any, shown: str) -> Any:
+    """The JSON a listing API answered, read within :data:`MAX_PAGE_BYTES`."""
+    body = bytearray()
+    for chunk in response.iter_content(1 << 16):
+        body += chunk
+        if len(body) > MAX_PAGE_BYTES:
+            raise DownloadError(
+                f"{shown} answered a listing page over {MAX_PAGE_BYTES} bytes: check HF_ENDPOINT"
+            )
+    try:
+        return json.loads(body)
+    except ValueError as exc:
+        raise DownloadError(f"{shown} did not answer a JSON listing: check HF_ENDPOINT") from exc
 
 
 def _check_entry(item: dict, shown: str) -> None:
@@ -216,23 +219,32 @@ def _read_listing(cache: Path) -> list[ListedEntry]:
 
 
 def paths_info(repo: str, revision_: str, path: str) -> tuple[int | None, str | None]:
-    """(size, sha256) of an LFS file from the hub's listing API (``paths-info``), or Nones."""
+    """(size, sha256) of an LFS file from the hub's listing API (``paths-info``), or Nones
+    when the hub does not answer it (the answer is read within :data:`MAX_PAGE_BYTES`)."""
     import requests
 
     rev = quote(revision(repo, revision_), safe="")
     url = f"{endpoint()}/api/datasets/{repo}/paths-info/{rev}"
     try:
-        response = send(
-            "POST", url, http_settings(), data={"paths": path}, timeout=CONNECT_TIMEOUT_S
-        )
-        entries = response.json() if response.status_code == 200 else []
-    except (Transient, requests.RequestException, ValueError):
+        with send(
+            "POST",
+            url,
+            http_settings(),
+            data={"paths": path},
+            stream=True,
+            timeout=CONNECT_TIMEOUT_S,
+        ) as response:
+            answered = response.status_code == 200
+            entries = _json_answer(response, redact(url)) if answered else []
+    except (Transient, requests.RequestException):
         return None, None
+    except DownloadError:  # not JSON: no listing API there
+        entries = []
     for entry in entries if isinstance(entries, list) else []:
         lfs = entry.get("lfs") if isinstance(entry, dict) else None
         if isinstance(lfs, dict) and entry.get("path") == path:
             oid = str(lfs.get("oid", "")).lower()
             size = lfs.get("size")
             if SHA256.match(oid):
-                return (size if isinstance(size, int) else None), oid
+                return (size if _is_size(size) else None), oid
     return None, None

@@ -4,9 +4,10 @@ The body streams into ``<file>.part`` (created exclusively, never through a link
 holds the file's lock), is checked (:mod:`.verify`) and only then renamed into place, so a
 cached file is always complete and verified; its provenance (repository, revision, resolved
 commit, checksums, size, time) is recorded beside it (:mod:`.provenance`). A body is never
-written past its expected size; an HTML page is not a data file; a cut-off body resumes from
-the ``.part`` with ``Range`` when the server answers 206, and verification still covers the
-whole file.
+written past the size ir_bright knows for it (:func:`.verify.size_bounds`, in every
+verification mode; a body no size bounds is refused); an HTML page is not a data file; a
+cut-off body resumes from the ``.part`` with ``Range`` when the server answers 206, and
+verification still covers the whole file.
 ``IR_BRIGHT_HTTP_TIMEOUT`` bounds silence and slowness: an attempt fails when fewer than
 1 KiB/s arrived over any such window. Faults that may heal are retried (:mod:`.http`).
 """
@@ -29,7 +30,16 @@ from .config import HttpSettings, http_settings, redact, revision, verification_
 from .http import Transient, refuse_status, retrying, send
 from .listing import int_or_none
 from .provenance import commit_from_headers
-from .verify import CHANGED, Wanted, check_body, sha256_from_headers, verify
+from .verify import (
+    CHANGED,
+    Bound,
+    Wanted,
+    check_body,
+    listed,
+    sha256_from_headers,
+    size_bounds,
+    verify,
+)
 
 __all__ = ["download", "human_size"]
 
@@ -53,20 +63,27 @@ class _Transfer:
         self.md5 = hashlib.md5()
         self.sha256 = hashlib.sha256()
         self.expected_size, self.md5_pin = file.pins()
-        self.published_sha256: str | None = None
-        self.published_size: int | None = None
+        self.listed_size, self.published_sha256 = listed(file)
+        self.linked_size: int | None = None  # X-Linked-Size
         self.total: int | None = None  # the length the server announced for the file
         self.validator: str | None = None  # ETag for If-Range
         self.commit: str | None = None  # the hub's X-Repo-Commit
-        self.bar = _progress(file, self.expected_size)
+        self.bar = _progress(file, self.bound.size if self.bound else None)
 
     @property
-    def limit(self) -> int | None:
-        """The size the body must not exceed: pinned, published, or the transfer's length."""
-        for size in (self.expected_size, self.published_size, self.total):
-            if size is not None:
-                return size
-        return None
+    def published_size(self) -> int | None:
+        """The size the hub publishes: its listing's, else its X-Linked-Size."""
+        return self.listed_size if self.listed_size is not None else self.linked_size
+
+    @property
+    def bound(self) -> Bound | None:
+        """The size the body must not exceed (:func:`~.verify.size_bounds`), or None."""
+        return next(iter(size_bounds(self)), None)
+
+    @property
+    def end(self) -> Bound | None:
+        """The size the body must end at, or None while no exact size is known."""
+        return next((b for b in size_bounds(self) if b.exact), None)
 
     def hexdigests(self) -> tuple[str, str]:
         """The md5 and sha256 of the body received so far."""
@@ -124,11 +141,11 @@ class _Transfer:
         self.commit = self.commit or commit_from_headers(responses)
         if self.published_sha256 is None:
             self.published_sha256 = sha256_from_headers(responses)
-        if self.published_size is None:
+        if self.linked_size is None:
             for item in responses:
                 size = int_or_none(item.headers.get("X-Linked-Size"))
-                if size is not None:
-                    self.published_size = size
+                if size is not None and size >= 0:
+                    self.linked_size = size
         etag = response.headers.get("ETag", "")
         accepts = response.headers.get("Accept-Ranges", "").lower() == "bytes"
         self.validator = etag if accepts and etag and not etag.startswith("W/") else None
@@ -157,17 +174,32 @@ class _Transfer:
             else:
                 match = re.search(r"/(\d+)$", response.headers.get("Content-Range", ""))
                 announced = int(match.group(1)) if match else None
-            expected = self.limit
-            if announced is not None and expected is not None and announced != expected:
-                raise self._wrong_size(announced, expected)
+            self._check_announced(announced)
             self.total = announced if self.total is None else self.total
+        if self.bound is None:
+            raise DownloadError(
+                redact(
+                    f"{self.url} announced no size for {self.file.path} and neither the "
+                    "catalogue nor the hub's listing states one, so its download cannot be "
+                    "bounded; nothing was cached: use a hub or mirror that sends "
+                    "Content-Length or X-Linked-Size"
+                )
+            )
+
+    def _check_announced(self, announced: int | None) -> None:
+        """Refuse a length that differs from the exact size known, or exceeds the bound."""
+        end, bound = self.end, self.bound
+        if announced is not None and end is not None and announced != end.size:
+            raise self._wrong_size(announced, end)
+        if announced is not None and bound is not None and announced > bound.size:
+            raise self._wrong_size(announced, bound)
 
     def _stream(self, response) -> None:
         import requests
         import urllib3
 
         raw = response.raw
-        self.bar.total = self.limit
+        self.bar.total = self.bound.size if self.bound else None
         window: collections.deque = collections.deque([(time.monotonic(), self.received)])
         try:
             while True:
@@ -205,16 +237,25 @@ class _Transfer:
                 ) from exc
             if isinstance(exc, OSError) and not isinstance(exc, ConnectionError):
                 raise
-            raise self._cut(self.limit) from exc
-        if self.limit is not None and self.received < self.limit:
-            raise self._cut(self.limit)
+            raise self._cut(self.end.size if self.end else None) from exc
+        if self.end is not None and self.received < self.end.size:
+            raise self._cut(self.end.size)
 
-    def _wrong_size(self, size, expected: int) -> ChecksumError:
-        pinned = self.expected_size is not None
+    def _wrong_size(self, size, expected: Bound) -> ChecksumError:
+        if self.expected_size is not None:
+            advice = CHANGED
+        elif not expected.exact:
+            advice = (
+                "nothing was cached: a file that grew since it was pinned is fetched from a hub "
+                "whose listing API states its size (or set IR_BRIGHT_VERIFY=0 for a trusted "
+                "mirror)"
+            )
+        else:
+            advice = "nothing was cached: try again, or check HF_ENDPOINT (a mirror or proxy?)"
         return ChecksumError(
             redact(
-                f"{self.file.path} from {self.url} has {size} bytes, expected {expected}; "
-                + (CHANGED if pinned else "nothing was cached, try again")
+                f"{self.file.path} from {self.url} has {size} bytes, expected {expected.size} "
+                f"({expected.source}); {advice}"
             )
         )
 
@@ -225,9 +266,9 @@ class _Transfer:
         )
 
     def _write(self, chunk: bytes) -> None:
-        limit = self.limit
-        if limit is not None and self.received + len(chunk) > limit:
-            raise self._wrong_size(f"more than {limit}", limit)
+        bound = self.bound
+        if bound is not None and self.received + len(chunk) > bound.size:
+            raise self._wrong_size(f"more than {bound.size}", bound)
         self.out.write(chunk)
         self.md5.update(chunk)
         self.sha256.update(chunk)

@@ -1,10 +1,25 @@
 """What a downloaded body must be before it is cached: its pins, or what the hub publishes.
 
 Checked: the pinned size and md5 when the catalogue has them (and the listing's sha256 when it
-gave one), else the size and sha256 the hub publishes (``X-Linked-Size`` / ``X-Linked-Etag`` /
-``ETag`` as huggingface_hub reads them, or the listing API's ``lfs`` entry); a file neither pins
-nor hub describe is refused. Whatever the verification, a parquet file begins and ends with
-``PAR1`` (:func:`check_body`).
+gave one), else the size and sha256 the hub publishes (the listing API's ``lfs`` entry, asked
+before the download, or ``X-Linked-Size`` / ``X-Linked-Etag`` / ``ETag`` as huggingface_hub
+reads them); a file neither pins nor hub describe is refused. Whatever the verification, a
+parquet file begins and ends with ``PAR1`` (:func:`check_body`).
+
+Whatever the verification too, a body is bounded before its first byte arrives
+(:func:`size_bounds`) by the size ir_bright knows, the first of:
+
+1. the catalogue's pinned size, while pins are trusted (``IR_BRIGHT_VERIFY`` 1);
+2. the size the hub's listing states: the folder listing a file was named by, else the
+   listing API's answer for the file;
+3. the catalogue's size under ``IR_BRIGHT_VERIFY=hub`` when the listing states none (hub mode
+   is for files that changed since they were pinned, whose new size the listing gives);
+4. the size the hub announces with the file (``X-Linked-Size``);
+5. the length of the response itself (``Content-Length``, or ``Content-Range``'s total).
+
+Under ``IR_BRIGHT_VERIFY=0`` the catalogue's size is no bound (a re-exported mirror's files
+need not match it): the listing's size, ``X-Linked-Size`` and the response's length are. A body
+none of these bounds is refused before it is written.
 """
 
 from __future__ import annotations
@@ -12,13 +27,23 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from ..errors import ChecksumError
-from .config import redact
+from .config import redact, verification_mode
 from .listing import SHA256, paths_info
 
-__all__ = ["CHANGED", "Downloaded", "Wanted", "check_body", "sha256_from_headers", "verify"]
+__all__ = [
+    "CHANGED",
+    "Bound",
+    "Downloaded",
+    "Wanted",
+    "check_body",
+    "listed",
+    "sha256_from_headers",
+    "size_bounds",
+    "verify",
+]
 
 CHANGED = (
     "nothing was cached; the hub's files may have changed since they were pinned: set "
@@ -37,6 +62,8 @@ class Wanted(Protocol):
     @property
     def revision(self) -> str: ...
     @property
+    def size(self) -> int | None: ...
+    @property
     def sha256(self) -> str | None: ...
     @property
     def url(self) -> str: ...
@@ -45,17 +72,55 @@ class Wanted(Protocol):
 
 
 class Downloaded(Protocol):
-    """A finished transfer: the body's size and digests, and what pins and hub say."""
+    """A transfer: the body's size and digests so far, and what pins, listing and hub say."""
 
     file: Wanted
     url: str
     received: int
-    expected_size: int | None
+    expected_size: int | None  # pinned
     md5_pin: str | None
-    published_size: int | None
+    listed_size: int | None  # the hub's listing
+    linked_size: int | None  # X-Linked-Size
+    total: int | None  # the response's own length
     published_sha256: str | None
 
+    @property
+    def published_size(self) -> int | None: ...
     def hexdigests(self) -> tuple[str, str]: ...
+
+
+def listed(file: Wanted) -> tuple[int | None, str | None]:
+    """The size and sha256 the hub's listing states for ``file`` before it is fetched: those
+    of the folder listing that named it, else the listing API's (asked only when no pinned
+    size bounds the body already)."""
+    if file.sha256 is not None:
+        return file.size, file.sha256
+    if file.pins()[0] is not None:
+        return None, None
+    return paths_info(file.repo, file.revision, file.path)
+
+
+class Bound(NamedTuple):
+    """A size a body is held to: ``size``, what states it, and whether the body must have
+    exactly that size (``exact``) or at most it (the catalogue's size under hub mode)."""
+
+    size: int
+    source: str
+    exact: bool = True
+
+
+def size_bounds(transfer: Downloaded) -> list[Bound]:
+    """The sizes known for the body, in the order of this module's documentation: the first
+    bounds it, the first exact one is the size it must end at."""
+    ceiling = transfer.file.size if verification_mode() == "hub" else None
+    known = (
+        (transfer.expected_size, "pinned in the catalogue", True),
+        (transfer.listed_size, "stated by the hub's listing", True),
+        (ceiling, "at most: the catalogue's size, as the hub's listing states none", False),
+        (transfer.linked_size, "announced by the hub as X-Linked-Size", True),
+        (transfer.total, "announced by the server", True),
+    )
+    return [Bound(size, source, exact) for size, source, exact in known if size is not None]
 
 
 def verify(transfer: Downloaded) -> None:
@@ -65,10 +130,6 @@ def verify(transfer: Downloaded) -> None:
         return
     file, url, size = transfer.file, redact(transfer.url), transfer.received
     hint = "nothing was cached"
-    if transfer.published_sha256 is None:
-        transfer.published_size, transfer.published_sha256 = paths_info(
-            file.repo, file.revision, file.path
-        )
     if transfer.published_sha256 is None:
         raise ChecksumError(
             f"{file.path} from {url} has no pinned checksum and the hub publishes no sha256 "

@@ -15,6 +15,13 @@ Two choices follow the official scorer instead of ranx's internals:
 - the fused run is cut to ``depth`` documents per query in the same order, after a dataset's
   excluded ids are dropped when a dataset is given, so the cut never drops a document the
   official scorer would keep.
+
+Scores are finite at every step. A normalisation scales a query's scores by a power of two
+below their largest magnitude before it subtracts or sums (exact: the result is the formula's
+to the last bit wherever the formula does not overflow), so scores near the float range
+(±1.5e308, which run readers accept) normalise instead of turning into NaN. A fused score that
+cannot be a float (raw scores summed under ``none``, huge weights, ``max`` of scores that are
+all negative) is refused in one line naming the query, the document and the fix.
 """
 
 from __future__ import annotations
@@ -60,24 +67,31 @@ def normalise(ranking: Ranking, norm: str) -> dict[str, float]:
     - ``sum``: (s - min) / sum(s - min);
     - ``zmuv`` (also ``z-score``): (s - mean) / standard deviation (population);
     - ``none``: the scores as they are.
+
+    The formulas are computed on the scores scaled below 1 by a power of two, which leaves
+    their results exact and keeps every sum finite.
     """
     norm = NORM_ALIASES.get(norm, norm)
     if norm == "none" or not ranking:
         return dict(ranking)
-    scores = list(ranking.values())
+    if norm not in NORMS:
+        raise FusionError(f"unknown normalisation {norm!r}: choose one of {', '.join(NORMS)}")
+    # |s| < 2**exponent: the scaled scores are below 1, their sums below their count
+    exponent = math.frexp(max(abs(s) for s in ranking.values()))[1]
+    scores = {doc_id: math.ldexp(s, -exponent) for doc_id, s in ranking.items()}
+    guard = math.ldexp(EPSILON, -exponent)  # the 1e-9 guard, on the same scale
+    values = list(scores.values())
     if norm == "min-max":
-        low = min(scores)
-        return _scaled(ranking, low, max(max(scores) - low, EPSILON))
+        low = min(values)
+        return _scaled(scores, low, max(max(values) - low, guard))
     if norm == "max":
-        return _scaled(ranking, 0.0, max(max(scores), EPSILON))
+        return _scaled(scores, 0.0, max(max(values), guard))
     if norm == "sum":
-        low = min(scores)
-        return _scaled(ranking, low, max(math.fsum(scores) - low * len(scores), EPSILON))
-    if norm == "zmuv":
-        mean = math.fsum(scores) / len(scores)
-        spread = math.sqrt(math.fsum((s - mean) ** 2 for s in scores) / len(scores))
-        return _scaled(ranking, mean, max(spread, EPSILON))
-    raise FusionError(f"unknown normalisation {norm!r}: choose one of {', '.join(NORMS)}")
+        low = min(values)
+        return _scaled(scores, low, max(math.fsum(values) - low * len(values), guard))
+    mean = math.fsum(values) / len(values)
+    spread = math.sqrt(math.fsum((s - mean) ** 2 for s in values) / len(values))
+    return _scaled(scores, mean, max(spread, guard))
 
 
 def _scaled(ranking: Ranking, offset: float, scale: float) -> dict[str, float]:
@@ -109,6 +123,7 @@ def fuse(
     for query_id in runs[0]:
         rankings = [run.get(query_id, {}) for run in runs]
         scores = _fused_query(rankings, method, norm, factors, rrf_k)
+        _refuse_infinite(scores, query_id, method, norm)
         gone = excluded.get(query_id) if excluded else None
         if gone:
             scores = {d: s for d, s in scores.items() if d not in gone}
@@ -130,8 +145,19 @@ def _fused_query(
             total[doc_id] = total.get(doc_id, 0.0) + factor * score
             hits[doc_id] = hits.get(doc_id, 0) + 1
     if method == "combmnz":
-        return {doc_id: score * hits[doc_id] for doc_id, score in total.items()}
+        total = {doc_id: score * hits[doc_id] for doc_id, score in total.items()}
     return total
+
+
+def _refuse_infinite(scores: Mapping[str, float], query_id: str, method: str, norm: str) -> None:
+    """A one-line error for a fused score that is not a finite float (no run holds one)."""
+    for doc_id, score in scores.items():
+        if not math.isfinite(score):
+            raise FusionError(
+                f"query {query_id!r}: the {method} score of doc {doc_id!r} under norm {norm} "
+                f"is {score}, beyond what a float holds: normalise with min-max or zmuv, or "
+                "use smaller weights"
+            )
 
 
 def _reciprocal_ranks(ranking: Ranking, rrf_k: int) -> dict[str, float]:

@@ -2,10 +2,15 @@
 reasoning) and whose documents, qrels and exclusions stay the dataset's.
 
 A query file is TSV (``query_id<TAB>text``, one query a line) or JSONL (one object a line
-with ``query_id`` and ``text``; a text may hold tabs and newlines there). Every query id of
-the file must be one of the dataset's and every query of the dataset must have a text: a
-rewrite that lost or invented queries would score as if those queries failed, so either is
-refused with the counts and the first few ids.
+with ``query_id`` and ``text``; a text may hold tabs and newlines there), UTF-8 with or
+without a byte-order mark. Every query id of the file must be one of the dataset's and every
+query of the dataset must have a text: a rewrite that lost or invented queries would score as
+if those queries failed, so either is refused with the counts and the first few ids. A query
+id is text or a whole number and a text is a string, in a file or a mapping alike (``None`` or
+bytes are refused, never read as ``"None"`` or ``"b'...'"``).
+
+A :class:`UserQueries` pickles, copies and deep-copies as its base dataset (a registered one
+pickles as its id), its texts and their source, so it can be handed to a worker process.
 """
 
 from __future__ import annotations
@@ -32,10 +37,10 @@ class QueriesError(IrBrightError):
 
 def read_queries(path: str | os.PathLike[str]) -> dict[str, str]:
     """``{query_id: text}`` from a TSV or JSONL query file (JSONL when the first non-blank
-    character is ``{``)."""
+    character is ``{``; a byte-order mark is skipped)."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")
     except UnicodeDecodeError as exc:
         raise QueriesError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     except OSError as exc:
@@ -68,12 +73,18 @@ def _jsonl_query(line: str, where: str) -> tuple[str, str]:
         raise QueriesError(f"{where}: not a JSON object ({exc.msg})") from None
     if not isinstance(row, dict):
         raise QueriesError(f"{where}: expected an object with query_id and text")
-    query_id, query = row.get("query_id"), row.get("text")
+    return _checked_query(row.get("query_id"), row.get("text"), where)
+
+
+def _checked_query(query_id: Any, text: Any, where: str) -> tuple[str, str]:
+    """``(query_id, text)`` as strings: the id text or a whole number, the text a string."""
     if not isinstance(query_id, (str, int)) or isinstance(query_id, bool):
-        raise QueriesError(f"{where}: query_id must be text, got {query_id!r}")
-    if not isinstance(query, str):
-        raise QueriesError(f"{where}: text must be a string, got {type(query).__name__}")
-    return str(query_id), query
+        raise QueriesError(f"{where}: query_id must be text, got {query_id!r:.60}")
+    if not isinstance(text, str):
+        raise QueriesError(
+            f"{where}: text must be a string, got {type(text).__name__}: give every query its text"
+        )
+    return str(query_id), text
 
 
 class UserQueries:
@@ -86,7 +97,14 @@ class UserQueries:
         self._source = source
 
     def __getattr__(self, name: str) -> Any:
+        # only names this class lacks reach here: never its own state (absent while pickle
+        # or copy builds an instance) nor a special name, which Python looks up on the class
+        if name.startswith("__") or name in ("_base", "_texts", "_source"):
+            raise AttributeError(name)
         return getattr(self._base, name)
+
+    def __reduce__(self) -> tuple[type, tuple[Any, dict[str, str], str]]:
+        return UserQueries, (self._base, self._texts, self._source)
 
     def dataset_id(self) -> str:
         """The base dataset's id (the scores are that dataset's, with other query texts)."""
@@ -135,12 +153,23 @@ def with_queries(dataset: Any, queries: str | os.PathLike[str] | Mapping[str, st
 
     base = registry.load(dataset)
     if isinstance(queries, Mapping):
-        texts, source = {str(k): str(v) for k, v in queries.items()}, "a mapping"
+        texts, source = _mapping_texts(queries), "a mapping"
     else:
         texts, source = read_queries(queries), str(queries)
     order = [query_id for query_id, _ in query_texts(base)]
     _refuse_mismatch(order, texts, source, _label(base))
     return UserQueries(base, {query_id: texts[query_id] for query_id in order}, source)
+
+
+def _mapping_texts(queries: Mapping[Any, Any]) -> dict[str, str]:
+    """``{query_id: text}`` of a mapping, each checked as a file's would be."""
+    texts: dict[str, str] = {}
+    for key, value in queries.items():
+        query_id, text = _checked_query(key, value, f"a mapping, query {key!r:.60}")
+        if query_id in texts:
+            raise QueriesError(f"a mapping: query {query_id!r} is given twice (as {key!r})")
+        texts[query_id] = text
+    return texts
 
 
 def _refuse_mismatch(order: list[str], texts: Mapping[str, str], source: str, label: str) -> None:

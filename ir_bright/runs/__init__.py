@@ -5,7 +5,14 @@ within the bounds of :mod:`.bounds`, gzip through :mod:`.inflate`, lines through
 :mod:`.memory` reads runs given in memory; :mod:`.rows` holds what they share.
 """
 
-from .bounds import MAX_GZIP_RATIO, MAX_LINE_BYTES, MAX_RUN_BYTES, max_run_bytes
+from .bounds import (
+    MAX_GZIP_RATIO,
+    MAX_LINE_BYTES,
+    MAX_RUN_BYTES,
+    MAX_RUN_ENTRIES,
+    max_run_bytes,
+    max_run_entries,
+)
 from .files import STDIN, RunFile
 from .memory import RUN_COLUMNS, frame_columns, refuse_nul
 from .read import (
@@ -23,6 +30,7 @@ __all__ = [
     "MAX_GZIP_RATIO",
     "MAX_LINE_BYTES",
     "MAX_RUN_BYTES",
+    "MAX_RUN_ENTRIES",
     "PART_ENTRIES",
     "RUN_COLUMNS",
     "STDIN",
@@ -31,6 +39,7 @@ __all__ = [
     "RunFile",
     "frame_columns",
     "max_run_bytes",
+    "max_run_entries",
     "query_spans",
     "read_run",
     "read_run_parts",

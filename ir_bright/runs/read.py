@@ -22,9 +22,11 @@ places, and ir_measures would silently keep the last score.
 Run files are read within bounds, so hostile or broken input fails early in one line instead
 of exhausting memory or time: a control character (NUL included) anywhere in a line, a line
 over :data:`~ir_bright.runs.MAX_LINE_BYTES`, a gzip file inflating to more than
-:data:`~ir_bright.runs.MAX_GZIP_RATIO` times its size, and more than
-:data:`~ir_bright.runs.MAX_RUN_BYTES` of text (``IR_BRIGHT_MAX_RUN_BYTES`` overrides it) are
-refused. Memory stays proportional to the run's rankings: the file is read in blocks of whole
+:data:`~ir_bright.runs.MAX_GZIP_RATIO` times its size, more than
+:data:`~ir_bright.runs.MAX_RUN_BYTES` of text (``IR_BRIGHT_MAX_RUN_BYTES`` overrides it) and
+more than :data:`~ir_bright.runs.MAX_RUN_ENTRIES` entries (``IR_BRIGHT_MAX_RUN_ENTRIES``), which
+bounds memory too, for a pipe that never ends as for a file, are refused. Memory stays
+proportional to the run's rankings: the file is read in blocks of whole
 lines, each split column-wise; a scorer reads a run file, a pipe or stdin in parts of whole
 queries (:func:`read_run_parts`), so it holds one part at a time rather than the whole run. In runs
 given in memory, ids holding a NUL are refused (pytrec_eval cuts a string at a NUL, so

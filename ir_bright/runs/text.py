@@ -3,7 +3,8 @@
 Blocks of whole lines are split column-wise at C speed; the slow search for the culprit runs
 only when a check fails: a control character (NUL included) anywhere in a line, a line over
 :data:`~ir_bright.runs.bounds.MAX_LINE_BYTES`, a line without six columns, text that is not
-UTF-8, a binary file (a NUL in its first bytes).
+UTF-8, a binary file (a NUL in its first bytes). A run of more entries than
+:func:`~ir_bright.runs.bounds.max_run_entries` is refused as its blocks come.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from collections.abc import Callable, Iterable, Iterator
 from operator import itemgetter
 
 from ..errors import RunFormatError
-from .bounds import LINE_FORMAT, MAX_LINE_BYTES, long_line
+from .bounds import LINE_FORMAT, MAX_LINE_BYTES, long_line, max_run_entries, too_many
 from .rows import NUL, Rows, score
 
 __all__ = ["UTF8_BOM", "block_rows", "line_blocks"]
@@ -59,9 +60,15 @@ def _opening(chunk: bytes, label: str) -> bytes:
 
 
 def block_rows(blocks: Iterable[tuple[int, bytes]], label: str) -> Iterator[Rows]:
-    """The rows of each block of whole lines."""
+    """The rows of each block of whole lines, refusing more entries than
+    :func:`~ir_bright.runs.bounds.max_run_entries` (one block past it at most is parsed)."""
+    limit, entries = max_run_entries(), 0
     for first, block in blocks:
-        yield _parse_block(block, first, label)
+        rows = _parse_block(block, first, label)
+        entries += len(rows.query_ids)
+        if entries > limit:
+            raise too_many(label, limit)
+        yield rows
 
 
 def _parse_block(block: bytes, first: int, label: str) -> Rows:

@@ -3,11 +3,13 @@ trec_eval's order (score descending, ties by doc id descending), as every scorer
 
 Where a run goes (a file replaced atomically, stdout, a FIFO) is :class:`ir_bright.outputs.
 Output`'s concern; this module only formats. Scores are written with ``repr``, so a run read
-back holds exactly the floats written.
+back holds exactly the floats written; a score that is not finite is refused, since no reader
+accepts one.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Iterator, Mapping
 from typing import IO, NamedTuple
 
@@ -46,10 +48,15 @@ def check_tag(tag: str, option: str = "run tag") -> str:
 
 def write_trec(ranked: Iterable[RankedDoc], out: IO[str], tag: str) -> int:
     """Write ``query_id Q0 doc_id rank score tag`` lines (the tag checked by
-    :func:`check_tag`); return the number written."""
+    :func:`check_tag`, every score finite); return the number written."""
     check_tag(tag)
     written = 0
     for doc in ranked:
+        if not math.isfinite(doc.score):
+            raise RunFormatError(
+                f"query {doc.query_id!r} doc {doc.doc_id!r}: score {doc.score} is not finite, "
+                "which no run may hold (no scorer reads it)"
+            )
         out.write(f"{doc.query_id} Q0 {doc.doc_id} {doc.rank} {doc.score!r} {tag}\n")
         written += 1
     return written

@@ -9,7 +9,9 @@ a file is read, :func:`checked` checks it against its spec and refuses it with a
   from the same rows); id lists are lists of text; image bytes are binary.
 - **Ids** are never null or empty and hold no white space (a TREC run, which separates its
   columns by white space, could not carry them). Texts are never null unless the column is
-  declared nullable. Text is valid UTF-8.
+  declared nullable. Text is valid UTF-8 wherever a column read holds it, nested in lists and
+  structs too (a column of any other kind included): every text a reader decodes was checked,
+  so a bad byte is this module's one-line error, never a reader's UnicodeDecodeError.
 - **Repeated ids** (a document id, or a query id, on more than one row): the **first** row
   of each id wins, every later one is dropped, by every reader (docs, queries, qrels, the
   Arrow store), so no (query, doc) pair is ever yielded twice. One warning per file and
@@ -59,6 +61,7 @@ __all__ = [
     "checked_columns",
     "cached_unique_rows",
     "checked_row_range",
+    "checked_rows",
     "known",
 ]
 
@@ -66,7 +69,7 @@ logger = logging.getLogger(__name__)
 
 ID, QUERY_ID, TEXT, IDS, BYTES, OTHER = "id", "query id", "text", "id list", "bytes", "other"
 KIND = "ir_bright.hub-file-check"
-VERSION = 1
+VERSION = 2  # 2: text nested in any column read is checked as UTF-8
 _FIX = "not the hub's file? delete it and run again to fetch it anew"
 
 
@@ -248,7 +251,16 @@ def _check_type(path: Path, name: str, arrow_type: pa.DataType, column: Column) 
 
 
 def _needs_values(column: Column) -> bool:
-    return column.kind in (ID, QUERY_ID, TEXT, IDS) or not column.nullable
+    return column.kind != BYTES or not column.nullable  # binary data holds no text
+
+
+def _holds_text(arrow_type: pa.DataType) -> bool:
+    """Whether values of ``arrow_type`` hold text at any depth (lists, structs, maps)."""
+    if pa.types.is_string(arrow_type) or pa.types.is_large_string(arrow_type):
+        return True
+    if pa.types.is_dictionary(arrow_type):
+        return _holds_text(arrow_type.value_type)
+    return any(_holds_text(arrow_type.field(i).type) for i in range(arrow_type.num_fields))
 
 
 def _check_values(path: Path, name: str, values: pa.Array, column: Column, start: int) -> None:
@@ -258,9 +270,7 @@ def _check_values(path: Path, name: str, values: pa.Array, column: Column, start
     if not column.nullable and values.null_count:
         row = start + _first(pc.is_null(values))
         raise InvalidFileError(f"{path}: column {name}, row {row}: null, {_must(column)}: {_FIX}")
-    listed = pa.types.is_list(values.type) or pa.types.is_large_list(values.type)
-    strings = values.flatten() if listed else values
-    if pa.types.is_string(strings.type) or pa.types.is_large_string(strings.type):
+    if _holds_text(values.type):
         _check_utf8(path, name, values, start)
     if column.kind in (ID, QUERY_ID) and (
         pa.types.is_string(values.type) or pa.types.is_large_string(values.type)
@@ -311,6 +321,20 @@ def checked_columns(path: Path, spec: Spec, columns: Sequence[str]) -> dict[str,
         name: [value for row, value in enumerate(values.get(name, empty)) if row not in drop]
         for name in columns
     }
+
+
+def checked_rows(path: Path, spec: Spec | None = None) -> list[dict]:
+    """Every row of a small checked file as a dict of plain values, repeated rows dropped;
+    without ``spec``, each of its columns may hold anything, nulls included (its text is
+    checked all the same)."""
+    if spec is None:
+        parquet = open_parquet(path)
+        try:
+            spec = {name: Column(OTHER, nullable=True) for name in parquet.schema_arrow.names}
+        finally:
+            parquet.close()
+    values = checked_columns(path, spec, list(spec))
+    return [dict(zip(values, row)) for row in zip(*values.values())]
 
 
 def checked_batches(

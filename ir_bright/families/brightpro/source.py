@@ -24,10 +24,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ... import hub
-from ...errors import CacheError, DownloadError
+from ...errors import DownloadError
 from ...store.parquet import open_parquet
 from ...store.rows import RewrittenCorpus, doc_batches, docs_schema, field, json_rows, write_docs
-from ...store.schema import QUERY_ID, TEXT, Column, checked_batches
+from ...store.schema import QUERY_ID, TEXT, Column, checked_batches, checked_rows
 from ..declaration import family
 
 if TYPE_CHECKING:
@@ -229,14 +229,6 @@ def _is_parquet(path: Path) -> bool:
 
 def _rows(path: Path) -> list[dict[str, Any]]:
     """The rows of a cached file: parquet, a JSON list of rows, or JSON Lines."""
-    import pyarrow as pa
-
     if _is_parquet(path):
-        parquet = open_parquet(path)
-        try:
-            return parquet.read().to_pylist()
-        except (pa.ArrowException, OSError) as exc:
-            raise CacheError(f"cannot read {path} as parquet ({exc}): delete it") from exc
-        finally:
-            parquet.close()
+        return checked_rows(path)  # every text checked as UTF-8 first
     return list(json_rows(path))
