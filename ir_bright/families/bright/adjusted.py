@@ -77,7 +77,7 @@ class Adjustments:
         self._members: dict[str, AdjustedQrels] = {}
 
     def qrels(self, split: str, base: Any, docs: Any, docs_file: Any) -> AdjustedQrels:
-        """The adjusted qrels component of ``split`` (``base`` its ``BrightQrels``)."""
+        """The adjusted qrels component of ``split`` (``base`` its ``IdListQrels``)."""
         member = AdjustedQrels(self, split, base, docs, docs_file)
         self._members[split] = member
         return member

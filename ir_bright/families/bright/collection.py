@@ -21,23 +21,22 @@ from collections.abc import Iterator, Mapping
 from typing import Any, NamedTuple
 
 from ir_datasets.datasets.base import Dataset
-from ir_datasets.formats import BaseQrels, BaseQueries, TrecQrel
+from ir_datasets.formats import BaseQueries
 
 from ... import hub
 from ...errors import OfflineError
-from ...judgements import EXCLUDED, query_qrels
 from ...records import BrightQuery, BrightReasoningQuery
 from ...registry import Documentation, dataset
 from ...store.docs import ParquetDocs
+from ...store.qrels import IdListQrels
 from ...store.schema import IDS, QUERY_ID, TEXT, Column, cached_unique_rows, checked_columns
 from ..declaration import Entry, Family
 from .adjusted import Adjustments
 
-__all__ = ["datasets", "BrightQueries", "BrightReasoningQueries", "BrightQrels"]
+__all__ = ["datasets", "BrightQueries", "BrightReasoningQueries"]
 
 logger = logging.getLogger(__name__)
 
-QRELS_DEFS = {1: "Relevant (a gold id)", EXCLUDED: "Excluded: removed from the ranking"}
 # The five *_reason fields of BrightQuery, in field order, and the model each one holds.
 REASON_FIELDS = {
     "gemini_1_0_reason": "gemini-1.0",
@@ -190,56 +189,6 @@ class BrightReasoningQueries(_ExamplesQueries):
             )
 
 
-class BrightQrels(BaseQrels):
-    """Qrels from ``examples``: each gold id 1 (once), each excluded id -100 (``N/A`` skipped)."""
-
-    def __init__(self, examples: hub.HubFile, gold_column: str, excluded_column: str):
-        self._examples = examples
-        self._gold_column = gold_column
-        self._excluded_column = excluded_column
-
-    def qrels_iter(self) -> Iterator[TrecQrel]:
-        """Yield the qrels query by query, in the hub's row order."""
-        for query_id, gold, excluded in self.judgement_rows():
-            yield from query_qrels(query_id, ((g, 1) for g in gold), excluded)
-
-    def judgement_rows(self) -> Iterator[tuple[str, list[str], list[str]]]:
-        """``(query id, gold ids, excluded ids)`` of each ``examples`` row, in the hub's order,
-        the lists as the hub has them (sentinels and repeats included)."""
-        columns = ["id", self._gold_column, self._excluded_column]
-        rows = checked_columns(self.examples_file().fetch(), EXAMPLES_SPEC, columns)
-        for query_id, gold, excluded in zip(
-            rows["id"], rows[self._gold_column], rows[self._excluded_column]
-        ):
-            yield str(query_id), list(gold or ()), list(excluded or ())
-
-    def examples_file(self) -> hub.HubFile:
-        """The hub file the judgements are read from (``examples/<split>``)."""
-        return self._examples
-
-    def qrels_hub_files(self) -> list[hub.HubFile]:
-        """The hub files the qrels are read from (``examples``)."""
-        return [self.examples_file()]
-
-    def qrels_count(self) -> int | None:
-        """The number of qrels if ``examples`` is cached, else None (the recorded count is used)."""
-        if not self._examples.is_cached():
-            return None
-        return sum(1 for _ in self.qrels_iter())
-
-    def qrels_path(self):
-        """The cached ``examples`` parquet the qrels are read from."""
-        return self._examples.fetch()
-
-    def qrels_cls(self) -> type:
-        """``TrecQrel``."""
-        return TrecQrel
-
-    def qrels_defs(self) -> dict[int, str]:
-        """What each relevance value means."""
-        return dict(QRELS_DEFS)
-
-
 def _corpus_partners(family: Family, files: Split) -> list[hub.HubFile]:
     """The ``examples`` of the other domains pinned to the same corpus (aops and
     theoremqa-questions): the adjustment of a shared corpus computes them all in one pass."""
@@ -293,7 +242,7 @@ class _Base:
         )
         excluded = family.protocol.exclusions
         assert excluded is not None, "BRIGHT's declaration names its exclusion column"
-        self.qrels = BrightQrels(split.file("examples"), setting["gold"], excluded)
+        self.qrels = IdListQrels(split.file("examples"), EXAMPLES_SPEC, setting["gold"], excluded)
         self.metadata = {
             "docs": {"count": docs_count},
             "queries": {"count": counts["queries"]},
