@@ -85,8 +85,15 @@ def bright(bright_hub):
 @pytest.fixture
 def r2med(hub, hub_root):
     """The fixture R2MED's eight tasks on the loopback hub (tests/fixtures/r2med_hub.py),
-    verified by the hub's sha256; returns the rows written, by task."""
-    return r2med_hub.write_r2med(hub_root)
+    verified as the hub publishes them: the corpus by its LFS sha256, the small files (queries,
+    qrels, expansion sets) by their git blob ids; returns the rows written, by task."""
+    rows = r2med_hub.write_r2med(hub_root)
+    small = {"query.jsonl", "qrels.jsonl"}
+    small |= {
+        r2med_hub.repo_path(m, llm) for m, llms in r2med_hub.EXPANSIONS.items() for llm in llms
+    }
+    hub.git_files |= small
+    return rows
 
 
 @pytest.fixture

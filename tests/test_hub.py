@@ -94,6 +94,32 @@ def test_sha256_etag_is_verified(hub, hub_root, isolated_home):
     assert hub_file(md5=None, size=None).fetch().read_bytes() == BODY
 
 
+@pytest.mark.parametrize("listing", [False, True], ids=["etag", "listing"])
+def test_a_file_the_hub_keeps_in_git_is_verified_by_its_git_blob_id(
+    hub, hub_root, isolated_home, listing
+):
+    # small files (R2MED's query and qrels files) are not in LFS: the hub publishes no sha256
+    # for them, only their git object id, sha1(b"blob <size>\0" + bytes), as ETag and oid
+    body = put(hub_root, "qrels.jsonl", b'{"q_id": "0", "p_id": "d", "score": 1}\n')
+    hub.git_files.add("qrels.jsonl")
+    hub.listing = listing
+    git_id = hashlib.sha1(b"blob %d\0" % len(body) + body).hexdigest()
+    assert (
+        git_id
+        == subprocess.run(
+            ["git", "hash-object", "--stdin"], input=body, capture_output=True, check=True
+        )
+        .stdout.decode()
+        .strip()
+    )  # git's own
+    hub.corrupt.add("qrels.jsonl")
+    with pytest.raises(ChecksumError, match=f"git blob id .* publishes {git_id}"):
+        hub_file("qrels.jsonl", body, md5=None, size=None).fetch()
+    assert leftovers(isolated_home) == []
+    hub.corrupt.clear()
+    assert hub_file("qrels.jsonl", body, md5=None, size=None).fetch().read_bytes() == body
+
+
 def test_download_cut_off_midway_leaves_nothing_and_a_retry_works(hub, hub_root, isolated_home):
     put(hub_root, "config/split.parquet")
     hub.cut_after["config/split.parquet"] = len(BODY) // 3

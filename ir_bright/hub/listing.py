@@ -39,6 +39,7 @@ __all__ = [
     "MAX_ENTRIES",
     "MAX_PAGES",
     "MAX_PAGE_BYTES",
+    "GIT_OID",
     "SHA256",
     "ListedEntry",
     "int_or_none",
@@ -47,6 +48,7 @@ __all__ = [
 ]
 
 SHA256 = re.compile(r"^[0-9a-f]{64}$")
+GIT_OID = re.compile(r"^[0-9a-f]{40}$")
 MAX_PAGES = 1000
 """A listing is refused past this many pages (the hub answers 1,000 entries a page)."""
 MAX_ENTRIES = 100_000
@@ -218,9 +220,10 @@ def _read_listing(cache: Path) -> list[ListedEntry]:
         ) from exc
 
 
-def paths_info(repo: str, revision_: str, path: str) -> tuple[int | None, str | None]:
-    """(size, sha256) of an LFS file from the hub's listing API (``paths-info``), or Nones
-    when the hub does not answer it (the answer is read within :data:`MAX_PAGE_BYTES`)."""
+def paths_info(repo: str, revision_: str, path: str) -> tuple[int | None, str | None, str | None]:
+    """(size, sha256, git object id) of a file from the hub's listing API (``paths-info``):
+    an LFS file's size and sha256, a file kept in git its size and git blob id; Nones when the
+    hub does not answer it (the answer is read within :data:`MAX_PAGE_BYTES`)."""
     import requests
 
     rev = quote(revision(repo, revision_), safe="")
@@ -237,14 +240,19 @@ def paths_info(repo: str, revision_: str, path: str) -> tuple[int | None, str | 
             answered = response.status_code == 200
             entries = _json_answer(response, redact(url)) if answered else []
     except (Transient, requests.RequestException):
-        return None, None
+        return None, None, None
     except DownloadError:  # not JSON: no listing API there
         entries = []
     for entry in entries if isinstance(entries, list) else []:
-        lfs = entry.get("lfs") if isinstance(entry, dict) else None
-        if isinstance(lfs, dict) and entry.get("path") == path:
-            oid = str(lfs.get("oid", "")).lower()
-            size = lfs.get("size")
+        if not isinstance(entry, dict) or entry.get("path") != path:
+            continue
+        lfs = entry.get("lfs")
+        if isinstance(lfs, dict):
+            oid, size = str(lfs.get("oid", "")).lower(), lfs.get("size")
             if SHA256.match(oid):
-                return (size if _is_size(size) else None), oid
-    return None, None
+                return (size if _is_size(size) else None), oid, None
+        elif lfs is None:  # kept in git: its object id is the git blob's
+            oid, size = str(entry.get("oid", "")).lower(), entry.get("size")
+            if GIT_OID.match(oid):
+                return (size if _is_size(size) else None), None, oid
+    return None, None, None

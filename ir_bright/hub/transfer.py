@@ -36,6 +36,7 @@ from .verify import (
     Wanted,
     check_body,
     listed,
+    oid_from_headers,
     sha256_from_headers,
     size_bounds,
     verify,
@@ -63,7 +64,7 @@ class _Transfer:
         self.md5 = hashlib.md5()
         self.sha256 = hashlib.sha256()
         self.expected_size, self.md5_pin = file.pins()
-        self.listed_size, self.published_sha256 = listed(file)
+        self.listed_size, self.published_sha256, self.published_oid = listed(file)
         self.linked_size: int | None = None  # X-Linked-Size
         self.total: int | None = None  # the length the server announced for the file
         self.validator: str | None = None  # ETag for If-Range
@@ -141,6 +142,8 @@ class _Transfer:
         self.commit = self.commit or commit_from_headers(responses)
         if self.published_sha256 is None:
             self.published_sha256 = sha256_from_headers(responses)
+        if self.published_sha256 is None and self.published_oid is None:
+            self.published_oid = oid_from_headers(responses)
         if self.linked_size is None:
             for item in responses:
                 size = int_or_none(item.headers.get("X-Linked-Size"))
@@ -290,7 +293,7 @@ def download(file: Wanted, target: Path) -> int:
             out.flush()
             os.fsync(out.fileno())
         if verification_enabled():
-            verify(transfer)
+            verify(transfer, partial)
         check_body(file, partial, transfer.url)
         os.replace(partial, target)
     except IrBrightError:  # DownloadError is an OSError too: not a cache write's

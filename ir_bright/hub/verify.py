@@ -1,9 +1,11 @@
 """What a downloaded body must be before it is cached: its pins, or what the hub publishes.
 
 Checked: the pinned size and md5 when the catalogue has them (and the listing's sha256 when it
-gave one), else the size and sha256 the hub publishes (the listing API's ``lfs`` entry, asked
-before the download, or ``X-Linked-Size`` / ``X-Linked-Etag`` / ``ETag`` as huggingface_hub
-reads them); a file neither pins nor hub describe is refused. Whatever the verification, a
+gave one), else the size and sha256 the hub publishes for a file in LFS (the listing API's
+``lfs`` entry, asked before the download, or ``X-Linked-Size`` / ``X-Linked-Etag`` / ``ETag``
+as huggingface_hub reads them), else the git blob id it publishes for a small file it keeps in
+git (the listing's ``oid``, or the ``ETag``: the sha1 of ``blob <size>``, a NUL and the
+bytes); a file neither pins nor hub describe is refused. Whatever the verification, a
 parquet file begins and ends with ``PAR1`` (:func:`check_body`).
 
 Whatever the verification too, a body is bounded before its first byte arrives
@@ -24,6 +26,7 @@ none of these bounds is refused before it is written.
 
 from __future__ import annotations
 
+import hashlib
 import os
 from collections.abc import Iterable
 from pathlib import Path
@@ -31,7 +34,7 @@ from typing import Any, NamedTuple, Protocol
 
 from ..errors import ChecksumError
 from .config import redact, verification_mode
-from .listing import SHA256, paths_info
+from .listing import GIT_OID, SHA256, paths_info
 
 __all__ = [
     "CHANGED",
@@ -39,7 +42,9 @@ __all__ = [
     "Downloaded",
     "Wanted",
     "check_body",
+    "git_blob_id",
     "listed",
+    "oid_from_headers",
     "sha256_from_headers",
     "size_bounds",
     "verify",
@@ -83,20 +88,21 @@ class Downloaded(Protocol):
     linked_size: int | None  # X-Linked-Size
     total: int | None  # the response's own length
     published_sha256: str | None
+    published_oid: str | None  # the git blob id of a file the hub keeps in git, not LFS
 
     @property
     def published_size(self) -> int | None: ...
     def hexdigests(self) -> tuple[str, str]: ...
 
 
-def listed(file: Wanted) -> tuple[int | None, str | None]:
-    """The size and sha256 the hub's listing states for ``file`` before it is fetched: those
-    of the folder listing that named it, else the listing API's (asked only when no pinned
-    size bounds the body already)."""
+def listed(file: Wanted) -> tuple[int | None, str | None, str | None]:
+    """The size, sha256 and git object id the hub's listing states for ``file`` before it is
+    fetched: those of the folder listing that named it, else the listing API's (asked only
+    when no pinned size bounds the body already)."""
     if file.sha256 is not None:
-        return file.size, file.sha256
+        return file.size, file.sha256, None
     if file.pins()[0] is not None:
-        return None, None
+        return None, None, None
     return paths_info(file.repo, file.revision, file.path)
 
 
@@ -123,13 +129,23 @@ def size_bounds(transfer: Downloaded) -> list[Bound]:
     return [Bound(size, source, exact) for size, source, exact in known if size is not None]
 
 
-def verify(transfer: Downloaded) -> None:
-    """Raise a one-line :class:`ChecksumError` unless the body is the file pins or hub say."""
+def verify(transfer: Downloaded, body: Path) -> None:
+    """Raise a one-line :class:`ChecksumError` unless the body (the file ``body``) is the file
+    pins or hub say: its pinned size and md5, else the sha256 the hub publishes for a file in
+    LFS, else the git blob id it publishes for a small file kept in git."""
     if transfer.expected_size is not None or transfer.md5_pin is not None:
         _check_pins(transfer)
         return
     file, url, size = transfer.file, redact(transfer.url), transfer.received
     hint = "nothing was cached"
+    if transfer.published_sha256 is None and transfer.published_oid is not None:
+        oid = git_blob_id(body)
+        if oid != transfer.published_oid:
+            raise ChecksumError(
+                f"{file.path} from {url} has git blob id {oid}, the hub publishes "
+                f"{transfer.published_oid}; {hint}, try again"
+            )
+        return
     if transfer.published_sha256 is None:
         raise ChecksumError(
             f"{file.path} from {url} has no pinned checksum and the hub publishes no sha256 "
@@ -183,6 +199,25 @@ def check_body(file: Wanted, partial: Path, url: str) -> None:
                 "cached: check HF_ENDPOINT, the revision and HF_TOKEN"
             )
         )
+
+
+def git_blob_id(path: Path) -> str:
+    """The git object id of a file: the sha1 of ``blob <size>`` and a NUL, then its bytes (the
+    hub's ETag and listing oid of a file it keeps in git rather than LFS)."""
+    digest = hashlib.sha1(b"blob %d\0" % os.path.getsize(path), usedforsecurity=False)
+    with open(path, "rb") as file:
+        while chunk := file.read(1 << 20):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def oid_from_headers(responses: Iterable[Any]) -> str | None:
+    """The git blob id the hub gives a file kept in git as its ETag (40 hexadecimal digits)."""
+    for response in responses:
+        value = response.headers.get("ETag", "").strip()
+        if not value.startswith("W/") and GIT_OID.match(value.strip('"').lower()):
+            return value.strip('"').lower()
+    return None
 
 
 def sha256_from_headers(responses: Iterable[Any]) -> str | None:
