@@ -21,7 +21,13 @@ import pytest
 sybil = pytest.importorskip("sybil")
 from sybil.parsers.markdown import CodeBlockParser, PythonCodeBlockParser, SkipParser  # noqa: E402
 
-from tests.fixtures import bright_hub, brightpro_hub, mmbright_hub  # noqa: E402
+from tests.fixtures import (  # noqa: E402
+    bright_hub,
+    brightpro_hub,
+    mmbright_hub,
+    r2med_hub,
+    tempo_hub,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
@@ -59,6 +65,8 @@ def fixture_hub(hub, hub_root, tmp_path, monkeypatch):
     bright_hub.write_bright(hub_root)
     mmbright_hub.write_mmbright(hub_root)
     brightpro_hub.write_brightpro(hub_root)
+    r2med_hub.write_r2med(hub_root)
+    tempo_hub.write_tempo(hub_root)
     work = tmp_path / "work"
     work.mkdir()
     monkeypatch.chdir(work)
