@@ -17,7 +17,6 @@ The corpus is rewritten once into ``<revision>/ir_bright/documents/<split>.parqu
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from collections.abc import Iterator, Mapping
@@ -27,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 from .. import hub
 from ..datafiles import etc_json
 from ..errors import CacheError, DownloadError
+from ..reading import open_regular, parse_json
 from ..store import derived
 from ..store.parquet import open_parquet
 from ..store.schema import QUERY_ID, TEXT, Column, checked_batches
@@ -327,17 +327,17 @@ def _json_rows(path: Path) -> Iterator[dict[str, Any]]:
     """Rows of a JSON file holding a list of objects, or of JSON Lines (told by the first
     character that is not white space)."""
     try:
-        with open(path, encoding="utf-8") as file:
+        with open_regular(path) as file:
             first = file.read(4096).lstrip()[:1]
             file.seek(0)
-            if first == "[":
-                rows = json.load(file)
+            if first == b"[":
+                rows = parse_json(file.read(), str(path))
                 yield from (_checked(row, path, i) for i, row in enumerate(rows, 1))
                 return
             for number, line in enumerate(file, 1):
                 if line.strip():
-                    yield _checked(json.loads(line), path, number)
-    except (ValueError, UnicodeDecodeError) as exc:
+                    yield _checked(parse_json(line, f"{path} line {number}"), path, number)
+    except ValueError as exc:
         raise CacheError(
             f"cannot read {path} as JSON or JSON Lines ({type(exc).__name__}: "
             f"{' '.join(str(exc).split())}): delete it and run again to fetch it anew"
