@@ -133,6 +133,36 @@ def cached_hub_file(isolated_home: Path) -> Path:
     return path
 
 
+def expected_facts(path: Path) -> tuple[str, int]:
+    import hashlib
+
+    return hashlib.sha256(path.read_bytes()).hexdigest(), path.stat().st_size
+
+
+@pytest.mark.parametrize("text", HOSTILE_JSON)
+def test_a_hostile_hub_provenance_sidecar_is_recomputed(isolated_home, text):
+    from ir_bright.hub.provenance import file_provenance, sidecar
+
+    path = cached_hub_file(isolated_home)
+    sidecar(path).write_text(text)
+    facts = file_provenance(path)
+    assert (facts["sha256"], facts["size"]) == expected_facts(path)
+    assert facts["commit"] == "unknown"
+    assert json.loads(sidecar(path).read_text())["sha256"] == facts["sha256"]  # replaced
+
+
+def test_a_fifo_in_place_of_a_hub_provenance_sidecar_is_replaced_without_waiting(
+    isolated_home,
+):
+    from ir_bright.hub.provenance import file_provenance, sidecar
+
+    path = cached_hub_file(isolated_home)
+    os.mkfifo(sidecar(path))
+    facts = finishes(lambda: file_provenance(path), sidecar(path))
+    assert (facts["sha256"], facts["size"]) == expected_facts(path)
+    assert sidecar(path).is_file()
+
+
 @pytest.mark.parametrize("text", HOSTILE_JSON)
 def test_a_hostile_manifest_is_as_none(tmp_path, text):
     from ir_bright.store import derived
@@ -205,3 +235,24 @@ def test_a_hostile_listing_page_is_a_one_line_download_error(hub, hub_root, isol
     hub.listing_body = text.encode()
     with pytest.raises(DownloadError, match="did not answer a JSON listing"):
         list_folder(REPO, "main", "docs", isolated_home / "listing.json")
+
+
+# -- the commands that read a sidecar -----------------------------------------------------
+
+
+@pytest.mark.parametrize("command", ["evaluate", "candidates"])
+def test_a_fifo_in_place_of_a_provenance_sidecar_blocks_no_command(
+    bright, cli, tmp_path, isolated_home, command
+):
+    run = tmp_path / "r.run"
+    run.write_text("0 Q0 insects_light/Phototaxis_0.txt 1 3.0 t\n")
+    assert cli("evaluate", "bright/biology", run, "--format", "json").status == 0  # cached
+    (record,) = isolated_home.rglob("biology.queries.parquet.provenance.json")
+    record.unlink()
+    os.mkfifo(record)
+    argv = ["evaluate", "bright/biology", run, "--format", "json"]
+    if command == "candidates":
+        argv = ["candidates", "bright/biology", run, "--depth", "1"]
+    done = cli.fresh(*argv, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr and done.stdout
