@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import logging
-from pathlib import Path
 from typing import Any
 
 from ..errors import IrBrightError
@@ -86,7 +85,8 @@ def _run(args: argparse.Namespace) -> int:
     check_mode(args.query_side, args.lucene_norms, ("--query-side", "--lucene-norms"))
     suffix = "-qs" if args.query_side else "-lucene" if args.lucene_norms else ""
     tag = check_tag(args.tag or (bm25.RUN_TAG + suffix), "--tag")
-    output = Output(args.output, "the run")  # checked before any work
+    inputs = [args.queries] if args.queries is not None else []
+    output = Output(args.output, "the run", inputs, sidecar="the run's provenance")  # first
     dataset = registry.load(args.id)
     if args.queries is not None:
         from ..pipelines import with_queries
@@ -101,19 +101,18 @@ def _run(args: argparse.Namespace) -> int:
             "ranks text; use a dataset with text documents, e.g. an MM-BRIGHT task1 or task2"
         )
     ranked = bm25.retrieve(dataset, params, query_side=args.query_side, k=args.depth)
-    with output.open() as out:
+    with output.open(sidecar=lambda run: _provenance(run, args, params, tag)) as out:
         lines = bm25.write_trec(ranked, out, tag)
     if output.path is not None:
         logger.info("wrote %d lines to %s", lines, output.path)
-    if output.path is not None and not output.in_place:  # a file: RUN.json beside it
-        _write_provenance(output.path, args, params, tag)
     return 0
 
 
-def _write_provenance(path: Path, args: argparse.Namespace, params: Any, tag: str) -> None:
-    """``RUN.json``: the data the run was ranked from, the BM25 parameters and analyzer."""
+def _provenance(run: dict[str, Any], args: argparse.Namespace, params: Any, tag: str) -> str:
+    """``RUN.json``: the data the run was ranked from, the BM25 parameters and analyzer, and
+    the run's own size and sha256 (``run``)."""
     from .. import bm25
-    from ..provenance import write_run_provenance
+    from ..provenance import run_provenance, sidecar_text
 
     settings = {
         "k1": params.k1,
@@ -126,5 +125,4 @@ def _write_provenance(path: Path, args: argparse.Namespace, params: Any, tag: st
         "queries_file": args.queries,
     }
     entities = ("docs",) if args.queries is not None else ("docs", "queries")
-    written = write_run_provenance(path, args.id, {"bm25": settings}, entities)
-    logger.info("wrote the run's provenance to %s", written)
+    return sidecar_text(run_provenance(args.id, {"bm25": settings}, entities, run))

@@ -37,6 +37,7 @@ import zlib
 from pathlib import Path
 from typing import Any
 
+from .. import atomic
 from ..errors import CacheError
 from ..reading import kind_of, open_regular, read_json
 
@@ -343,15 +344,11 @@ class DamagedError(CacheError):
 
 @contextlib.contextmanager
 def replaced_atomically(target: Path):
-    """Yield ``<target>.part``, created exclusively without following links, for the caller to
-    write; once the block ends without error, rename it onto ``target``; on any error remove
-    it. The caller holds ``target``'s lock; a reader never sees a partial ``target``."""
-    partial = target.with_name(target.name + ".part")
-    try:
-        with create_exclusive(partial) as out:
-            yield out
-        os.replace(partial, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(partial)
-        raise
+    """Yield a new binary file, created exclusively without following links, for the caller
+    to write; once the block ends without error, rename it onto ``target``; on any error
+    remove it (:func:`ir_bright.atomic.replaced`: a temporary name of this writer's own, a
+    killed writer's removed by the next write). A reader never sees a partial ``target``."""
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(target.with_name(target.name + ".part"))  # an older version's leftover
+    with atomic.replaced(target) as out:
+        yield out
