@@ -12,6 +12,7 @@ so that every phase gets kills however many calls it makes.
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
 import os
@@ -126,13 +127,25 @@ class Trial:
         return None
 
     def leftovers(self) -> list[str]:
-        """Temporary files and folders, and lock-holder records, anywhere in the trial."""
+        """Temporary files and folders anywhere in the trial. (Lock files stay, as filelock
+        leaves them; :meth:`held_locks` says whether one blocks.)"""
         found = []
         for folder in (self.home, self.out):
             for path in folder.rglob("*"):
-                if path.name.endswith((".part", ".lock.pid")):
+                if path.name.endswith(".part"):
                     found.append(str(path.relative_to(folder.parent)))
         return sorted(found)
+
+    def held_locks(self) -> list[str]:
+        """The cache's lock files that some process still holds (filelock's are ``flock``s)."""
+        held = []
+        for path in self.home.rglob("*.lock"):
+            with open(path, "rb") as lock:
+                try:
+                    fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except BlockingIOError:
+                    held.append(path.name)
+        return held
 
 
 def kill_points(events: list[str], seed: int, trials: int) -> list[tuple[str, int]]:
@@ -173,6 +186,7 @@ def test_a_kill_anywhere_leaves_the_next_run_identical_and_nothing_behind(bright
         killed = trial.drive(kill_at)
         assert killed.returncode in (-signal.SIGKILL, 0), f"{where}: {killed.stderr}"
         assert trial.sidecar_problem() is None, f"right after {where}"
+        assert trial.held_locks() == [], f"right after {where}"
         again = trial.drive()
         assert again.returncode == 0, f"{where}: {again.stderr}"
         assert "Traceback" not in again.stderr and "waiting" not in again.stderr, where
