@@ -12,6 +12,7 @@ import signal
 import subprocess
 import sys
 import threading
+from contextlib import nullcontext
 from pathlib import Path
 
 import pytest
@@ -133,6 +134,28 @@ def test_a_sidecar_that_cannot_be_written_after_a_good_run_is_a_warning(
     assert run_lines(run) > 0 and sidecar.is_dir() and temporaries(tmp_path) == []
     (warning,) = [r.getMessage() for r in caplog.records if str(sidecar) in r.getMessage()]
     assert "directory" in warning and "writable" not in warning
+
+
+@pytest.mark.parametrize("failure", [KeyboardInterrupt, OSError])
+def test_a_failure_while_the_sidecar_is_made_leaves_the_old_pair_and_nothing_else(
+    tmp_path, failure
+):
+    target, sidecar = tmp_path / "run.trec", tmp_path / "run.trec.json"
+    target.write_text("old run\n")
+    sidecar.write_text("old sidecar\n")
+
+    def fail(facts):
+        raise failure()
+
+    output = Output(target, "the run", sidecar="the run's provenance")
+    with pytest.raises(KeyboardInterrupt) if failure is KeyboardInterrupt else nullcontext():
+        with output.open(sidecar=fail) as out:
+            out.write("new run\n")
+    if failure is KeyboardInterrupt:  # the command stops: nothing changes
+        assert (target.read_text(), sidecar.read_text()) == ("old run\n", "old sidecar\n")
+    else:  # the run stands, without a sidecar (the old one described the old run)
+        assert target.read_text() == "new run\n" and not sidecar.exists()
+    assert temporaries(tmp_path) == []
 
 
 def test_a_killed_writers_temporary_file_is_removed_by_the_next_write(cli, tmp_path):
