@@ -28,6 +28,12 @@ class CacheError(IrBrightError):
     """The cache folder cannot be written, or a cached file cannot be read."""
 
 
+class UnreadableFileError(IrBrightError, ValueError):
+    """A file ir_bright reads itself (a sidecar, a manifest, ``system.json``) is not a regular
+    file, or not JSON within bounds (:mod:`ir_bright.reading`). A cache file or a sidecar is
+    then recomputed; a file the user wrote is refused."""
+
+
 class DatasetNotFoundError(IrBrightError, KeyError):
     """An id that neither ir_bright nor ir_datasets knows."""
 

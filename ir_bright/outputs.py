@@ -4,9 +4,10 @@
 
 - no ``-o``, or ``-o -``: standard output;
 - a regular file, or a new path: written to a temporary file in the same folder, then renamed
-  onto the path, so a reader never sees a partial file and an error (or SIGTERM, or Ctrl-C)
-  leaves the old file as it was and no temporary file behind; a symlink keeps pointing where
-  it pointed (its target is replaced, with the target's permissions);
+  onto the path (:mod:`ir_bright.atomic`), so a reader never sees a partial file and an error
+  (or SIGTERM, or Ctrl-C) leaves the old file as it was and no temporary file behind; a killed
+  writer's temporary file is removed by the next write of the same path; a symlink keeps
+  pointing where it pointed (its target is replaced, with the target's permissions);
 - anything else (a FIFO, a character device such as ``/dev/null``, ``/dev/stdout``, a path in
   ``/dev`` or ``/proc``): opened and written in place, as ``sort -o`` or ``cp`` write them;
 - refused with a one-line error: an empty path, a folder, a path inside the ir_datasets cache
@@ -16,29 +17,48 @@
 A write that fails (a full disk, ``/dev/full``) raises the error class given, naming the output
 and the reason, e.g. ``no space left on device``; a reader that went away (``| head``) raises
 ``BrokenPipeError``, which the command line ends quietly on, as for stdout.
+
+An output may have a *sidecar*, ``<path>.json``, that describes it (``bm25 -o RUN`` writes the
+run's provenance there); the two are one unit. The sidecar is checked with the output, before
+any work (it must be a regular file or a new path; a folder or a FIFO there is refused). It is
+written when the output is complete and names the output's bytes (``{"name", "size",
+"sha256"}``, given to the function that writes it); then the old sidecar is removed, the output
+renamed into place and the new sidecar after it, under a lock on the folder. So a sidecar never
+describes another output: a writer killed between the renames leaves an output without a
+sidecar, never an output beside the previous one's. A sidecar that cannot be written after a
+good output is a warning naming the cause; the output stands.
 """
 
 from __future__ import annotations
 
 import contextlib
+import io
+import logging
 import os
 import stat
 import sys
-import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import IO, TypeVar
+from typing import IO, Any, TypeVar
 
+from . import atomic
 from .errors import IrBrightError
+from .reading import file_digests, kind_of
 from .signals import sigterm_exits
 
-__all__ = ["STDOUT", "Output", "check_writable", "write_output"]
+__all__ = ["SIDECAR_SUFFIX", "STDOUT", "Output", "check_writable", "write_output"]
+
+logger = logging.getLogger(__name__)
 
 STDOUT = "-"
 """The ``-o`` value that means standard output."""
 
+SIDECAR_SUFFIX = ".json"
+"""A sidecar's name is its output's with this added: ``run.trec`` -> ``run.trec.json``."""
+
 _IN_PLACE_ROOTS = ("/dev/", "/proc/")  # /dev/stdout, /dev/fd/3, /proc/self/fd/1: never renamed
 T = TypeVar("T")
+Describe = Callable[[dict[str, Any]], str]
 
 
 class Output:
@@ -47,6 +67,8 @@ class Output:
 
     ``what`` names the output in messages (``the run``, ``the table``); ``inputs`` are the
     command's input files, which the output may not be; ``error`` is the error class raised.
+    ``sidecar`` names the sidecar in messages (``the run's provenance``) when the output has
+    one (only a file replaced whole has: not stdout, a FIFO or a device).
     """
 
     def __init__(
@@ -56,16 +78,21 @@ class Output:
         inputs: Iterable[str | os.PathLike[str]] = (),
         error: type[IrBrightError] = IrBrightError,
         option: str = "-o",
+        sidecar: str | None = None,
     ):
         self.what, self.error, self.option = what, error, option
         self.path: Path | None = None
+        self.sidecar: Output | None = None
         if path is None or os.fspath(path) == STDOUT:
             return
         text = os.fspath(path)
         if not text.strip():
             raise error(f"{option} is empty: give a file name, or - (or no {option}) for stdout")
         self.path = Path(text)
+        inputs = list(inputs)
         self._refuse(inputs)
+        if sidecar is not None and not self.in_place:
+            self.sidecar = _sidecar_of(self, sidecar, inputs)
 
     @property
     def label(self) -> str:
@@ -87,9 +114,16 @@ class Output:
         return not stat.S_ISREG(mode)
 
     @contextlib.contextmanager
-    def open(self, encoding: str = "utf-8", newline: str | None = None) -> Iterator[IO[str]]:
+    def open(
+        self,
+        encoding: str = "utf-8",
+        newline: str | None = None,
+        sidecar: Describe | None = None,
+    ) -> Iterator[IO[str]]:
         """A text stream to write the output to; complete (renamed into place, or flushed)
-        when the block ends, removed (or left as it was) when the block raises."""
+        when the block ends, removed (or left as it was) when the block raises. ``sidecar``
+        makes the sidecar's text from the output's ``{"name", "size", "sha256"}``; without
+        it, an output that has a sidecar is written with none (the old one removed)."""
         try:
             if self.path is None:
                 yield sys.stdout
@@ -98,7 +132,7 @@ class Output:
                 with open(self.path, "w", encoding=encoding, newline=newline) as out:
                     yield out
             else:
-                with self._replaced(encoding, newline) as out:
+                with self._replaced(encoding, newline, sidecar) as out:
                     yield out
         except BrokenPipeError:
             raise  # the reader of stdout, a pipe or a FIFO went away: the command ends quietly
@@ -129,29 +163,85 @@ class Output:
             out.write(data.decode("latin-1"))
 
     @contextlib.contextmanager
-    def _replaced(self, encoding: str, newline: str | None) -> Iterator[IO[str]]:
-        """A temporary file beside the target, renamed onto it at the end; removed on any
-        error, Ctrl-C or SIGTERM."""
-        assert self.path is not None
-        target = Path(os.path.realpath(self.path))  # a symlink: replace what it points to
+    def _replaced(
+        self, encoding: str, newline: str | None, describe: Describe | None
+    ) -> Iterator[IO[str]]:
+        """A temporary file beside the target, renamed onto it at the end (with the sidecar,
+        if any); removed on any error, Ctrl-C or SIGTERM."""
+        target = self._target()
         target.parent.mkdir(parents=True, exist_ok=True)
-        handle, partial = tempfile.mkstemp(
-            prefix=f".{target.name}.", suffix=".part", dir=target.parent
-        )
+        with sigterm_exits():
+            pending = _pending(target)
+            beside: atomic.Pending | None = None
+            try:
+                text = io.TextIOWrapper(pending.file, encoding=encoding, newline=newline)
+                yield text
+                text.flush()
+                text.detach()  # the file stays open, and locked, until renamed
+                pending.file.flush()
+                os.fsync(pending.file.fileno())
+                if self.sidecar is not None and describe is not None:
+                    beside = self._sidecar_written(pending.path, describe)
+                self._commit(pending, beside)
+            finally:
+                pending.discard()
+                if beside is not None:
+                    beside.discard()
+
+    def _target(self) -> Path:
+        """The file replaced: the path, or what it links to."""
+        assert self.path is not None
+        return Path(os.path.realpath(self.path))
+
+    def _commit(self, pending: atomic.Pending, beside: atomic.Pending | None) -> None:
+        """Rename the output (and its sidecar after it) into place, the old sidecar removed
+        first, under the lock of their folders."""
+        if self.sidecar is None:
+            pending.commit()
+            return
+        side = self.sidecar._target()
+        with atomic.folders_locked([pending.target.parent, side.parent]):
+            with contextlib.suppress(FileNotFoundError, IsADirectoryError, PermissionError):
+                os.unlink(side)  # it describes the output being replaced (a folder stays)
+            pending.commit()
+            if beside is not None:
+                try:
+                    beside.commit(durable=True)
+                except OSError as exc:
+                    self._sidecar_failed(exc)
+
+    def _sidecar_written(self, written: Path, describe: Describe) -> atomic.Pending | None:
+        """The sidecar, written from ``describe`` of the complete output ``written`` but not
+        yet renamed; None, after a warning, when it cannot be."""
+        assert self.sidecar is not None
+        size, sums = file_digests(written)
+        facts = {"name": self._target().name, "size": size, "sha256": sums["sha256"]}
         try:
-            with (
-                sigterm_exits(),
-                os.fdopen(handle, "w", encoding=encoding, newline=newline) as out,
-            ):
-                os.chmod(partial, _mode_for(target))
-                yield out
-                out.flush()
-                os.fsync(out.fileno())
-            os.replace(partial, target)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(partial)
-            raise
+            data = describe(facts).encode("utf-8")
+            pending = _pending(self.sidecar._target())
+        except (OSError, IrBrightError) as exc:
+            self._sidecar_failed(exc)
+            return None
+        try:
+            pending.file.write(data)
+            pending.file.flush()
+        except OSError as exc:
+            pending.discard()
+            self._sidecar_failed(exc)
+            return None
+        return pending
+
+    def _sidecar_failed(self, exc: Exception) -> None:
+        assert self.sidecar is not None
+        reason = exc.strerror.lower() if isinstance(exc, OSError) and exc.strerror else str(exc)
+        logger.warning(
+            "wrote %s to %s, but not %s to %s: %s; the output stands without it",
+            self.what,
+            self.label,
+            self.sidecar.what,
+            self.sidecar.label,
+            reason,
+        )
 
     def _refuse(self, inputs: Iterable[str | os.PathLike[str]]) -> None:
         assert self.path is not None
@@ -228,11 +318,34 @@ def _same_file(output: Path, source: Path) -> bool:
         return os.path.realpath(output) == os.path.realpath(source)
 
 
-def _mode_for(target: Path) -> int:
-    """The permissions of the file being replaced, else those a new file gets (the umask's)."""
+def _pending(target: Path) -> atomic.Pending:
+    """A temporary file for ``target`` with the permissions of the file it replaces, else
+    those a new file gets (the umask's)."""
+    pending = atomic.Pending(target, 0o666)
     try:
-        return stat.S_IMODE(os.stat(target).st_mode)
+        mode = stat.S_IMODE(os.stat(target).st_mode)
     except OSError:
-        umask = os.umask(0)
-        os.umask(umask)
-        return 0o666 & ~umask
+        return pending
+    try:
+        os.fchmod(pending.file.fileno(), mode)
+    except BaseException:
+        pending.discard()
+        raise
+    return pending
+
+
+def _sidecar_of(output: Output, what: str, inputs: list[str | os.PathLike[str]]) -> Output:
+    """The sidecar of ``output``, checked as an output is; one that could not be replaced
+    whole (a folder, a FIFO, a device) is refused before any work."""
+    assert output.path is not None
+    path = Path(str(output.path) + SIDECAR_SUFFIX)
+    try:
+        mode: int | None = os.stat(path).st_mode
+    except OSError:
+        mode = None  # a new path
+    if mode is not None and not stat.S_ISREG(mode):
+        raise output.error(
+            f"{output.option} {output.path}: {what} goes to {path}, which is "
+            f"{kind_of(mode)}: remove it or give another {output.option}"
+        )
+    return Output(path, what, inputs, output.error, f"{output.option} {output.path}'s sidecar")

@@ -41,9 +41,8 @@ from typing import Any
 
 from . import registry
 from ._version import __version__
-from .errors import IrBrightError
 from .hub.provenance import UNKNOWN
-from .store.derived import replaced_atomically
+from .reading import file_digests
 
 __all__ = [
     "ENTITIES",
@@ -51,6 +50,8 @@ __all__ = [
     "dataset_provenance",
     "known_revisions",
     "provenance",
+    "run_provenance",
+    "sidecar_text",
     "write_run_provenance",
 ]
 
@@ -113,28 +114,45 @@ def provenance(
     return {**result, **(extra or {})}
 
 
+def run_provenance(
+    dataset: Any,
+    extra: dict[str, Any],
+    entities: Iterable[str] = ("docs", "queries"),
+    run: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The provenance of a run (its sidecar ``<run>.json``): that of the ``entities`` of
+    ``dataset`` (an id or a dataset) it was ranked from, with ``protocol`` None and no
+    measures, plus ``extra`` (a retriever's parameters and analyzer) and, under ``run``, the
+    run file's ``{"name", "size", "sha256"}``, which tie the sidecar to the bytes it
+    describes."""
+    facts = {} if run is None else {"run": run}
+    return provenance([dataset_provenance(dataset, entities)], None, [], {**extra, **facts})
+
+
 def write_run_provenance(
     run: Path | str,
     dataset: Any,
     extra: dict[str, Any],
     entities: Iterable[str] = ("docs", "queries"),
 ) -> Path:
-    """Write ``<run>.json`` beside the run file ``run`` (replaced whole): the provenance of the
-    ``entities`` of ``dataset`` (an id or a dataset) the run was ranked from, with
-    ``protocol`` None and no measures, plus ``extra`` (a retriever's parameters and
-    analyzer); return its path."""
+    """Write ``<run>.json`` beside the run file ``run`` (replaced whole,
+    :class:`ir_bright.outputs.Output`): :func:`run_provenance` of the run as it is now;
+    return its path. A command writing a run uses the output's own sidecar instead, which
+    renames the two as one unit."""
+    from .outputs import SIDECAR_SUFFIX, write_output
+
     run = Path(run)
-    target = run.with_name(run.name + ".json")
-    about = provenance([dataset_provenance(dataset, entities)], None, [], extra)
-    try:
-        with replaced_atomically(target) as out:
-            out.write((json.dumps(about, indent=1) + "\n").encode())
-    except OSError as exc:
-        raise IrBrightError(
-            f"cannot write the run's provenance {target} ({exc.strerror or exc}): make its "
-            "folder writable"
-        ) from exc
+    target = run.with_name(run.name + SIDECAR_SUFFIX)
+    size, sums = file_digests(run)
+    facts = {"name": run.name, "size": size, "sha256": sums["sha256"]}
+    text = sidecar_text(run_provenance(dataset, extra, entities, facts))
+    write_output(target, lambda out: out.write(text), "the run's provenance")
     return target
+
+
+def sidecar_text(about: dict[str, Any]) -> str:
+    """A provenance object as a sidecar file holds it."""
+    return json.dumps(about, indent=1) + "\n"
 
 
 def known_revisions() -> dict[tuple[str, str], str]:

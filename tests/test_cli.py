@@ -489,7 +489,7 @@ def test_bm25_output_that_cannot_be_written_is_a_one_line_error(bright, cli, tmp
             errno.EACCES, "Permission denied", str(target.parent / ".run.trec.x.part")
         )
 
-    monkeypatch.setattr(outputs.tempfile, "mkstemp", forbidden)
+    monkeypatch.setattr(outputs, "_pending", forbidden)
     line = assert_usage_error(cli, "bm25", "bright/pony", "-o", str(target), mentions="run")
     assert "cannot write the run" in line and "permission denied" in line.lower()
     assert not list(target.parent.iterdir())  # no .part left behind

@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import os
 from pathlib import Path
 
 import ir_datasets
@@ -101,6 +102,35 @@ def test_files_cached_before_provenance_say_commit_unknown_with_their_sha256(
     (examples,) = dataset["files"]
     assert examples["commit"] == "unknown" and examples["fetched_at"] is None
     assert examples["sha256"] == served_sha256(hub_root, EXAMPLES)
+
+
+def test_a_record_naming_other_bytes_certifies_nothing(
+    mirror, hub_root, tmp_path, capsys, isolated_home, caplog
+):
+    run = biology_run(tmp_path)
+    evaluate_json(capsys, "bright/biology", run)
+    (record,) = isolated_home.rglob("biology.queries.parquet.provenance.json")
+    forged = {**json.loads(record.read_text()), "sha256": "0" * 64}
+    record.write_text(json.dumps(forged))  # the file keeps its size and time: only bytes tell
+    (dataset,) = evaluate_json(capsys, "bright/biology", run)["provenance"]["datasets"]
+    (examples,) = dataset["files"]
+    assert examples["sha256"] == served_sha256(hub_root, EXAMPLES)
+    assert examples["commit"] == "unknown" and dataset["commit"] == "unknown"
+    assert any("names other bytes" in r.getMessage() for r in caplog.records)
+
+
+def test_a_record_of_the_same_bytes_at_another_time_keeps_its_commit(
+    mirror, hub_root, tmp_path, capsys, isolated_home
+):
+    run = biology_run(tmp_path)
+    evaluate_json(capsys, "bright/biology", run)
+    (cached,) = isolated_home.rglob("biology.queries.parquet")
+    os.utime(cached, ns=(10**18, 10**18))  # as a copy of the cache without its times
+    (dataset,) = evaluate_json(capsys, "bright/biology", run)["provenance"]["datasets"]
+    (examples,) = dataset["files"]
+    assert examples["commit"] == MIRROR_COMMIT
+    assert examples["sha256"] == served_sha256(hub_root, EXAMPLES)
+    assert hub_provenance.recorded(cached)["commit"] == MIRROR_COMMIT  # brought up to date
 
 
 def test_files_of_two_commits_warn_once_and_are_recorded_as_mixed(mirror, hub_root, caplog):

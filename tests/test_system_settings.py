@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
 
 import pytest
 
@@ -133,6 +134,11 @@ def test_a_bad_setting_flag_is_a_one_line_error(tmp_path, capsys, flag, mentions
         ('{"depth": true}', "depth must be a whole number"),
         ('{"label": ""}', "label must be a non-empty text"),
         ('{"reranker": 7}', "reranker must be a non-empty text"),
+        ('{"label": ' * 5000 + "1" + "}" * 5000, "nested more than 64 levels deep"),
+        ('{"depth": ' + "9" * 5000 + "}", "a number of more than 40 digits"),
+        ('{"depth": 1e999}', "out of range"),
+        ('{"depth": NaN}', "NaN is not a number JSON allows"),
+        ("[" * 100000, "nested more than 64 levels deep"),
     ],
 )
 def test_a_malformed_system_json_is_a_one_line_error(tmp_path, capsys, text, mentions):
@@ -143,6 +149,22 @@ def test_a_malformed_system_json_is_a_one_line_error(tmp_path, capsys, text, men
     ):
         line = fails(capsys, *command)
         assert str(folder / "system.json") in line and mentions in line
+
+
+@pytest.mark.usefixtures("biology")
+@pytest.mark.parametrize("kind, make", [("a FIFO", os.mkfifo), ("a folder", os.mkdir)])
+def test_a_system_json_that_is_not_a_regular_file_is_refused(tmp_path, capsys, kind, make):
+    folder = system(tmp_path / "runs" / "a")
+    make(folder / "system.json")
+    line = fails(capsys, "report", str(folder), "-b", "bright")
+    assert f"{folder / 'system.json'} is {kind}, not a regular file" in line
+
+
+@pytest.mark.usefixtures("biology")
+def test_a_system_json_with_a_byte_order_mark_is_read(tmp_path, capsys):
+    system(tmp_path / "runs" / "a", text="\ufeff" + json.dumps(RERANK))
+    header, *rows = report(capsys, str(tmp_path / "runs"))
+    assert [row[0] for row in rows] == ["BM25 + ReasonRank"]
 
 
 @pytest.mark.usefixtures("biology")

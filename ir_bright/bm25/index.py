@@ -38,6 +38,7 @@ import numpy as np
 import pyarrow as pa
 
 from ..errors import CacheError
+from ..reading import read_json
 from ..store import derived
 from .analysis import ANALYSIS, analyze
 from .params import DEFAULT_K, DEFAULT_PARAMS, BM25Params, check_mode
@@ -154,7 +155,7 @@ class BM25Index:
 
     @classmethod
     def _read(cls, folder: Path) -> BM25Index:
-        stats = json.loads((folder / "ir_bright.json").read_text("utf-8"))
+        stats = read_json(folder / "ir_bright.json")
         if not np.isfinite(float(stats["avgdl"])):
             raise ValueError("avgdl is not a finite number")
         # a slice of a numpy.memmap is a memmap too, much slower to make than a slice of an
@@ -167,7 +168,7 @@ class BM25Index:
         lucene = bool(stats["lucene_norms"])
         return cls(
             **arrays,
-            vocab=json.loads((folder / "vocab.json").read_text("utf-8")),
+            vocab=read_json(folder / "vocab.json"),
             doc_ids=doc_ids,
             idf=np.load(folder / "idf.npy"),
             avgdl=float(stats["avgdl"]),

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 import logging
-from pathlib import Path
 from typing import Any
 
 from ..errors import IrBrightError
@@ -93,10 +92,11 @@ def _run(args: argparse.Namespace) -> int:
     if args.tag is not None and not args.tag.strip():
         raise IrBrightError("--tag is empty: give a run tag, or leave --tag out for the default")
     check_mode(bool(args.query_side), args.lucene_norms, ("--query-side", "--lucene-norms"))
+    inputs = [args.queries] if args.queries is not None else []
+    output = Output(args.output, "the run", inputs, sidecar="the run's provenance")  # first
     dataset = registry.load(args.id)
     mode = bm25.official_mode(dataset, args.query_side, args.depth, args.lucene_norms)
     tag = check_tag(args.tag or mode.tag(args.lucene_norms), "--tag")
-    output = Output(args.output, "the run")  # checked before any work
     if args.queries is not None:
         from ..pipelines import with_queries
 
@@ -110,21 +110,20 @@ def _run(args: argparse.Namespace) -> int:
             "ranks text; use a dataset with text documents, e.g. an MM-BRIGHT task1 or task2"
         )
     ranked = bm25.retrieve(dataset, params, query_side=mode.query_side, k=mode.depth)
-    with output.open() as out:
+    with output.open(sidecar=lambda run: _provenance(run, args, params, mode, tag)) as out:
         lines = bm25.write_trec(ranked, out, tag)
     if output.path is not None:
         logger.info("wrote %d lines to %s", lines, output.path)
-    if output.path is not None and not output.in_place:  # a file: RUN.json beside it
-        _write_provenance(output.path, args, params, mode, tag)
     return 0
 
 
-def _write_provenance(
-    path: Path, args: argparse.Namespace, params: Any, mode: Any, tag: str
-) -> None:
-    """``RUN.json``: the data the run was ranked from, the BM25 parameters and analyzer."""
+def _provenance(
+    run: dict[str, Any], args: argparse.Namespace, params: Any, mode: Any, tag: str
+) -> str:
+    """``RUN.json``: the data the run was ranked from, the BM25 parameters and analyzer, and
+    the run's own size and sha256 (``run``)."""
     from .. import bm25
-    from ..provenance import write_run_provenance
+    from ..provenance import run_provenance, sidecar_text
 
     settings = {
         "k1": params.k1,
@@ -137,5 +136,4 @@ def _write_provenance(
         "queries_file": args.queries,
     }
     entities = ("docs",) if args.queries is not None else ("docs", "queries")
-    written = write_run_provenance(path, args.id, {"bm25": settings}, entities)
-    logger.info("wrote the run's provenance to %s", written)
+    return sidecar_text(run_provenance(args.id, {"bm25": settings}, entities, run))

@@ -23,6 +23,7 @@ from typing import Any
 from urllib.parse import quote
 
 from ..errors import CacheError, DownloadError, OfflineError
+from ..reading import parse_json, read_json
 from ..store.derived import file_lock, refuse_symlink, replaced_atomically
 from .config import (
     HttpSettings,
@@ -165,7 +166,7 @@ def _json_answer(response: Any, shown: str) -> Any:
                 f"{shown} answered a listing page over {MAX_PAGE_BYTES} bytes: check HF_ENDPOINT"
             )
     try:
-        return json.loads(body)
+        return parse_json(bytes(body), shown)
     except ValueError as exc:
         raise DownloadError(f"{shown} did not answer a JSON listing: check HF_ENDPOINT") from exc
 
@@ -212,7 +213,7 @@ def _entry(item: dict) -> ListedEntry:
 
 def _read_listing(cache: Path) -> list[ListedEntry]:
     try:
-        return [ListedEntry(**entry) for entry in json.loads(cache.read_text("utf-8"))]
+        return [ListedEntry(**entry) for entry in read_json(cache)]
     except (OSError, ValueError, TypeError) as exc:
         raise CacheError(
             f"cannot read the cached listing {cache} ({type(exc).__name__}): delete it; it is "

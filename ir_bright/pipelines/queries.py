@@ -15,7 +15,6 @@ pickles as its id), its texts and their source, so it can be handed to a worker 
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -23,7 +22,8 @@ from typing import Any
 
 from ir_datasets.formats import GenericQuery
 
-from ..errors import IrBrightError
+from ..errors import IrBrightError, UnreadableFileError
+from ..reading import parse_json
 from ..registry import query_texts
 
 __all__ = ["QueriesError", "UserQueries", "query_texts", "read_queries", "with_queries"]
@@ -68,9 +68,9 @@ def _tsv_query(line: str, where: str) -> tuple[str, str]:
 
 def _jsonl_query(line: str, where: str) -> tuple[str, str]:
     try:
-        row = json.loads(line)
-    except json.JSONDecodeError as exc:
-        raise QueriesError(f"{where}: not a JSON object ({exc.msg})") from None
+        row = parse_json(line, where)
+    except UnreadableFileError as exc:
+        raise QueriesError(f"{exc}: expected an object with query_id and text") from None
     if not isinstance(row, dict):
         raise QueriesError(f"{where}: expected an object with query_id and text")
     return _checked_query(row.get("query_id"), row.get("text"), where)

@@ -17,14 +17,15 @@ the one named, over what its ``system.json`` says. A malformed file or flag is a
 
 from __future__ import annotations
 
-import json
+import os
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from ..errors import IrBrightError
+from ..errors import IrBrightError, UnreadableFileError
+from ..reading import read_json
 from .errors import ReportError
 
 __all__ = [
@@ -50,6 +51,7 @@ SETTING_HELP = (
 )
 """The help of the ``--setting [SYSTEM=]SETTING`` flag of ``report`` and ``compare``."""
 
+MAX_BYTES = 1 << 20  # a system.json is a few lines
 _REASONING = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*-reasoning")
 _TEXT_KEYS = ("first_stage", "reranker", "label")
 
@@ -117,16 +119,18 @@ def from_mapping(data: Any, where: str, error: type[IrBrightError] = ReportError
 
 
 def read_system_json(folder: Path) -> SystemInfo | None:
-    """The ``system.json`` in ``folder``, or None when there is none."""
+    """The ``system.json`` in ``folder``, or None when there is none; a one-line error when
+    it is not a regular file, or not JSON within :mod:`ir_bright.reading`'s bounds."""
     path = folder / FILE
-    if not path.is_file():
+    if not os.path.lexists(path):
         return None
     try:
-        data = json.loads(path.read_text("utf-8"))
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ReportError(f"{path}: cannot be read ({exc}): fix or remove it") from exc
-    except json.JSONDecodeError as exc:
-        raise ReportError(f"{path}: not JSON ({exc}): fix or remove it") from exc
+        data = read_json(path, MAX_BYTES)
+    except UnreadableFileError as exc:
+        raise ReportError(f"{exc}: fix or remove it") from None
+    except OSError as exc:
+        reason = (exc.strerror or type(exc).__name__).lower()
+        raise ReportError(f"{path}: cannot be read ({reason}): fix or remove it") from None
     return from_mapping(data, str(path))
 
 

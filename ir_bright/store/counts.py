@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from ..errors import CacheError, IrBrightError
+from ..reading import read_json
 from . import derived
 
 __all__ = ["cached_count"]
@@ -47,7 +48,7 @@ def cached_count(name: str, inputs: Sequence, compute: Callable[[], int]) -> int
 
 def _read(target: Path) -> dict:
     try:
-        data = json.loads(target.read_text("utf-8"))
+        data = read_json(target)
     except FileNotFoundError:
         return {}
     except (OSError, ValueError) as exc:  # damaged: recompute rather than serve it

@@ -32,11 +32,14 @@ import contextlib
 import json
 import logging
 import os
+import stat
 import zlib
 from pathlib import Path
 from typing import Any
 
+from .. import atomic
 from ..errors import CacheError
+from ..reading import kind_of, open_regular, read_json
 
 __all__ = [
     "MANIFEST",
@@ -166,9 +169,9 @@ def source_identity(source: Path | None) -> dict | None:
 
 
 def crc_file(path: Path) -> int:
-    """CRC-32 of a whole file, read in 1 MiB chunks."""
+    """CRC-32 of a whole regular file, read in 1 MiB chunks."""
     crc = 0
-    with open(path, "rb") as file:
+    with open_regular(path) as file:
         while chunk := file.read(CHUNK_BYTES):
             crc = zlib.crc32(chunk, crc)
     return crc
@@ -177,7 +180,7 @@ def crc_file(path: Path) -> int:
 def page_crcs(path: Path) -> list[int]:
     """CRC-32 of each :data:`PAGE_BYTES` page of a file."""
     crcs = []
-    with open(path, "rb") as file:
+    with open_regular(path) as file:
         while chunk := file.read(CHUNK_BYTES):
             view = memoryview(chunk)
             crcs += [zlib.crc32(view[i : i + PAGE_BYTES]) for i in range(0, len(view), PAGE_BYTES)]
@@ -219,10 +222,11 @@ def write_manifest(
 
 
 def read_manifest(target: Path, manifest: Path | None = None) -> dict | None:
-    """The manifest of ``target``, or None when it is missing or unreadable."""
+    """The manifest of ``target``, or None when it is missing or unreadable (not a regular
+    file, or not JSON within :mod:`ir_bright.reading`'s bounds)."""
     manifest = manifest or manifest_path(target)
     try:
-        data = json.loads(manifest.read_bytes())
+        data = read_json(manifest)
     except (OSError, ValueError):
         return None
     return data if isinstance(data, dict) else None
@@ -257,15 +261,22 @@ def check(
     for name, path in files.items():
         entry = recorded[name]
         try:
-            size = os.path.getsize(path)
+            mode, size = _mode_and_size(path)
         except OSError:
             return None, f"{name} is missing"
+        if not stat.S_ISREG(mode):
+            return None, f"{name} is {kind_of(mode)}"
         recorded_size = entry.get("size") if isinstance(entry, dict) else None
         if recorded_size != size:
             return None, f"{name} has {size} bytes, its manifest says {recorded_size}"
         if whole and entry.get("crc32") != crc_file(path):
             return None, f"{name} does not match its checksum (damaged)"
     return data, None
+
+
+def _mode_and_size(path: Path) -> tuple[int, int]:
+    info = os.stat(path)
+    return info.st_mode, info.st_size
 
 
 def rebuild_warning(target: Path, problem: str) -> None:
@@ -333,15 +344,11 @@ class DamagedError(CacheError):
 
 @contextlib.contextmanager
 def replaced_atomically(target: Path):
-    """Yield ``<target>.part``, created exclusively without following links, for the caller to
-    write; once the block ends without error, rename it onto ``target``; on any error remove
-    it. The caller holds ``target``'s lock; a reader never sees a partial ``target``."""
-    partial = target.with_name(target.name + ".part")
-    try:
-        with create_exclusive(partial) as out:
-            yield out
-        os.replace(partial, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(partial)
-        raise
+    """Yield a new binary file, created exclusively without following links, for the caller
+    to write; once the block ends without error, rename it onto ``target``; on any error
+    remove it (:func:`ir_bright.atomic.replaced`: a temporary name of this writer's own, a
+    killed writer's removed by the next write). A reader never sees a partial ``target``."""
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(target.with_name(target.name + ".part"))  # an older version's leftover
+    with atomic.replaced(target) as out:
+        yield out

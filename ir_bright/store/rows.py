@@ -9,12 +9,12 @@ machinery (checked batches, the memory-mapped store, BM25 indexes) serves it as 
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import CacheError
+from ..reading import open_regular, parse_json
 from . import derived
 
 if TYPE_CHECKING:
@@ -38,22 +38,25 @@ REWRITTEN_VERSION = 1
 
 def json_rows(path: Path) -> Iterator[dict[str, Any]]:
     """Rows of a JSON file holding a list of objects, or of JSON Lines (told by the first
-    character that is not white space); a file that is neither is a one-line error."""
+    character that is not white space), each parsed within bounds
+    (:func:`~ir_bright.reading.parse_json`); a file that is neither, or not a regular file,
+    is a one-line error."""
     try:
-        with open(path, encoding="utf-8-sig") as file:
-            first = file.read(4096).lstrip()[:1]
+        with open_regular(path) as file:
+            first = file.read(4096).lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
             file.seek(0)
-            if first == "[":
-                rows = json.load(file)
+            if first == b"[":
+                rows = parse_json(file.read(), str(path))
                 yield from (_object(row, path, i) for i, row in enumerate(rows, 1))
                 return
             for number, line in enumerate(file, 1):
                 if line.strip():
-                    yield _object(json.loads(line), path, number)
-    except (ValueError, UnicodeDecodeError, RecursionError) as exc:
+                    row = parse_json(line, f"{path}, line {number}")
+                    yield _object(row, path, number)
+    except ValueError as exc:
         raise CacheError(
-            f"cannot read {path} as JSON or JSON Lines ({type(exc).__name__}: "
-            f"{' '.join(str(exc).split())[:200]}): delete it and run again to fetch it anew"
+            f"cannot read {path} as JSON or JSON Lines ({' '.join(str(exc).split())[:200]}): "
+            "delete it and run again to fetch it anew"
         ) from exc
 
 

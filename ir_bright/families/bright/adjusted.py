@@ -47,6 +47,7 @@ from ir_datasets.formats import BaseQrels, TrecQrel
 
 from ...errors import CacheError
 from ...judgements import is_id, query_qrels
+from ...reading import read_json
 from ...store import derived
 
 if TYPE_CHECKING:
@@ -226,15 +227,11 @@ def read_cache(path: Path) -> dict[str, Any] | None:
     """The parsed cache file at ``path``, or None if there is none; raises
     :class:`DamagedCache` when it exists but is not a complete file of this version."""
     try:
-        text = path.read_text("utf-8")
+        cache = read_json(path)
     except FileNotFoundError:
         return None
-    except (OSError, UnicodeDecodeError) as exc:
+    except (OSError, ValueError) as exc:
         raise DamagedCache(f"unreadable: {exc}") from exc
-    try:
-        cache = json.loads(text)
-    except ValueError as exc:
-        raise DamagedCache(f"not JSON: {exc}") from exc
     if not isinstance(cache, dict) or cache.get("format") != FORMAT:
         raise DamagedCache("not an ir_bright adjusted-qrels file")
     if cache.get("version") != VERSION:

@@ -25,6 +25,7 @@ from ir_datasets.formats import BaseDocs
 from ir_datasets.indices import Docstore
 
 from ...errors import CacheError, IrBrightError, require
+from ...reading import read_json
 from ...records import MMBrightImageDoc
 from ...store import derived
 from ...store.arrow import ArrowStore
@@ -265,7 +266,7 @@ def _checked_verdict(target: Path, parquet: Path) -> tuple[dict | None, str | No
     if manifest is None:
         return None, problem
     try:
-        verdict = json.loads(target.read_bytes())
+        verdict = read_json(target)
     except (OSError, ValueError):
         return None, "unreadable"
     if not _well_formed(verdict):
