@@ -73,7 +73,7 @@ def test_a_file_s_listing_answer_is_read_within_the_page_bound(hub, folder, monk
     sha256 = hashlib.sha256(body).hexdigest()
     assert listing.paths_info(REPO, "main", FILES[0]) == (len(body), sha256, None)
     monkeypatch.setattr(listing, "MAX_PAGE_BYTES", 100)  # the answer is some 150 bytes
-    assert listing.paths_info(REPO, "main", FILES[0]) == (None, None)
+    assert listing.paths_info(REPO, "main", FILES[0]) == (None, None, None)
 
 
 def test_the_limits_are_documented_constants():

@@ -191,7 +191,7 @@ def test_a_fifo_in_place_of_a_manifest_or_a_checked_file_is_a_problem_not_a_wait
 
 @pytest.mark.parametrize("text", HOSTILE_JSON)
 def test_a_hostile_adjusted_qrels_cache_is_damaged_not_an_internal_error(tmp_path, text):
-    from ir_bright.bright.adjusted import DamagedCache, read_cache
+    from ir_bright.families.bright.adjusted import DamagedCache, read_cache
 
     path = tmp_path / "adjusted.json"
     path.write_text(text)
