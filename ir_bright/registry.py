@@ -140,6 +140,12 @@ def is_ours(dataset_id: str) -> bool:
     )
 
 
+def replaces_core(dataset_id: str) -> bool:
+    """Whether ir_bright replaced ir_datasets' own entry of ``dataset_id``: a process that does
+    not import ir_bright gets the core's loader for it."""
+    return dataset_id in _replaced
+
+
 def our_ids() -> list[str]:
     """Every dataset id ir_bright registers, in registration order."""
     return list(_registered)
