@@ -39,7 +39,7 @@ from tests.fixtures import bright_hub, brightpro_hub, mmbright_hub  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
-TIMEOUT = 300  # seconds a block may take: the slowest (Ray's) takes well under a minute
+TIMEOUT = 180  # seconds a block may take: the slowest (Ray's) takes well under a minute
 CONTINUES = re.compile(r'\A# continues the block under "(?P<heading>[^"]+)"[ \t]*\n')
 EXTRAS_USED = {  # what in a runnable block's code needs which extra
     "bm25": r"\bir-bright (?:-q )?bm25\b|\bbm25_transformer\b",
@@ -189,6 +189,35 @@ def test_every_block_of_the_page_runs_as_written_and_alone(page, fixture_hub, tm
             ran += 1
     if not ran and skipped:
         pytest.skip("; ".join(skipped))
+
+
+def run_page(page: Path, scripts: Path) -> None:
+    """Both passes over ``page`` (no fixtures: for pages of plain Python)."""
+    scripts.mkdir()
+    for example in PageRun(page, scripts).parser().parse(page):
+        example.evaluate()
+
+
+def test_a_block_using_an_earlier_blocks_names_fails_unless_it_says_it_continues(tmp_path):
+    page = tmp_path / "page.md"
+    first = "# A\n\n```python\nx = 1\n```\n\n# B\n\n```python\n"
+    page.write_text(first + "assert x == 1\n```\n")
+    with pytest.raises(AssertionError, match=r"(?s)line 9, run alone as .*NameError: name 'x'"):
+        run_page(page, tmp_path / "alone")
+    page.write_text(first + '# continues the block under "A"\nassert x == 1\n```\n')
+    run_page(page, tmp_path / "continued")
+    assert (tmp_path / "continued" / "line_9.py").read_text().startswith("x = 1\n")
+    page.write_text(first + '# continues the block under "B"\nassert x == 1\n```\n')
+    with pytest.raises(AssertionError, match="no python block under a heading of that name"):
+        run_page(page, tmp_path / "misnamed")
+
+
+def test_a_deprecated_call_in_a_block_fails_its_script(tmp_path):
+    page = tmp_path / "page.md"
+    code = "import warnings\nwarnings.warn('old', DeprecationWarning, stacklevel=1)\n"
+    page.write_text(f"# A\n\n```python\n{code}```\n")
+    with pytest.raises(AssertionError, match="DeprecationWarning: old"):
+        run_page(page, tmp_path / "scripts")
 
 
 def test_a_continuing_block_names_a_heading_of_its_page():
