@@ -11,6 +11,7 @@ from collections.abc import Set as AbstractSet
 from functools import cache
 from typing import Any
 
+from . import registry
 from .errors import require
 from .scoring.scorer import _drop, excluded_docs
 from .upstream import irds_dataset_class
@@ -21,8 +22,10 @@ __all__ = ["drop_excluded_transformer"]
 def drop_excluded_transformer(dataset: Any) -> Any:
     """A ``pt.Transformer`` dropping each query's excluded documents from a result frame.
 
-    ``dataset`` is an id or an ir_datasets dataset; its exclusions are read on first use and
-    kept. Rows keep their order and columns; ``rank`` (if present) is recomputed per query.
+    ``dataset`` is an id, an ir_datasets dataset or a PyTerrier one (``pt.get_dataset``); its
+    exclusions are read on first use and kept. Rows keep their order and columns; ``rank`` (if
+    present) is recomputed per query. An empty frame (PyTerrier's validation call) is returned
+    as it is, without reading anything.
     """
     return _transformer_class()(dataset)
 
@@ -38,11 +41,13 @@ def _transformer_class() -> type:
 
         def __init__(self, dataset: Any):
             super().__init__()
-            self.dataset = dataset
+            self.dataset = registry.load(dataset)
             self._excluded: Mapping[str, AbstractSet[str]] | None = None
 
         def transform(self, inp: Any) -> Any:
             """The input frame without its excluded (qid, docno) rows."""
+            if not len(inp):
+                return inp
             excluded = self._excluded
             if excluded is None:
                 excluded = self._excluded = excluded_docs(self.dataset)
@@ -58,8 +63,7 @@ def _transformer_class() -> type:
             return list(input_columns)
 
         def __repr__(self) -> str:
-            name = self.dataset if isinstance(self.dataset, str) else "dataset"
-            return f"DropExcluded({name!r})"
+            return f"DropExcluded({_name(self.dataset)!r})"
 
     return DropExcluded
 
@@ -143,8 +147,10 @@ def bm25_transformer(
     """The BM25 baseline as a ``pt.Transformer``: topics (``qid``, ``query``) in, results
     (``qid``, ``query``, ``docno``, ``score``, ``rank``) out, over ``dataset``'s corpus, each
     query's excluded documents removed before the cut (the index is built or loaded on first
-    use, as by ``ir-bright bm25``). ``query_side`` and ``num_results`` left None are those of
-    the family's official BM25, as ``ir-bright bm25``'s defaults."""
+    use, as by ``ir-bright bm25``). ``dataset`` is an id, an ir_datasets dataset or a
+    PyTerrier one; ``query_side`` and ``num_results`` left None are those of the family's
+    official BM25, as ``ir-bright bm25``'s defaults; an empty topics frame (PyTerrier's
+    validation call) gives an empty result without loading the index."""
     return _bm25_class()(dataset, k1, b, query_side, num_results)
 
 
@@ -166,7 +172,7 @@ def _bm25_class() -> type:
             num_results: int | None,
         ) -> None:
             super().__init__()
-            self.dataset = dataset
+            self.dataset = registry.load(dataset)
             self.k1, self.b = k1, b
             self.query_side = query_side
             self.num_results = num_results
@@ -178,13 +184,14 @@ def _bm25_class() -> type:
             """Retrieve for every row of a topics frame."""
             import pandas as pd
 
-            from . import bm25, registry
+            from . import bm25
 
+            if not len(inp):
+                return pd.DataFrame([], columns=list(RESULT_COLUMNS))
             if self._index is None or self._excluded is None:
-                dataset = registry.load(self.dataset)
-                self._index = bm25.index_for(dataset, bm25.BM25Params(self.k1, self.b))
-                self._excluded = bm25.excluded_ids(dataset)
-                self._mode = bm25.official_mode(dataset, self.query_side, self.num_results)
+                self._index = bm25.index_for(self.dataset, bm25.BM25Params(self.k1, self.b))
+                self._excluded = bm25.excluded_ids(self.dataset)
+                self._mode = bm25.official_mode(self.dataset, self.query_side, self.num_results)
             index, excluded_ids, mode = self._index, self._excluded, self._mode
             rows = []
             for qid, query in zip(inp["qid"].astype(str), inp["query"]):
@@ -192,14 +199,29 @@ def _bm25_class() -> type:
                 found = index.search(query, mode.depth, excluded, mode.query_side)
                 for rank, (docno, score) in enumerate(found):
                     rows.append((qid, query, docno, score, rank))
-            return pd.DataFrame(rows, columns=["qid", "query", "docno", "score", "rank"])
+            return pd.DataFrame(rows, columns=list(RESULT_COLUMNS))
+
+        def transform_outputs(self, input_columns: list[str]) -> list[str]:
+            """The result columns (for ``pt.inspect``), whatever the topics' columns."""
+            return list(RESULT_COLUMNS)
 
         def __repr__(self) -> str:
-            name = self.dataset if isinstance(self.dataset, str) else "dataset"
             side = "" if self.query_side is None else f", query_side={self.query_side}"
-            return f"BrightBM25({name!r}, k1={self.k1}, b={self.b}{side})"
+            return f"BrightBM25({_name(self.dataset)!r}, k1={self.k1}, b={self.b}{side})"
 
     return BrightBM25
+
+
+RESULT_COLUMNS = ("qid", "query", "docno", "score", "rank")
+"""The columns of :func:`bm25_transformer`'s results."""
+
+
+def _name(dataset: Any) -> str:
+    """A dataset's id for a ``repr`` (``"dataset"`` when it has none)."""
+    try:
+        return str(dataset.dataset_id())
+    except AttributeError:
+        return "dataset"
 
 
 __all__ += ["BrightDatasetProvider", "bm25_transformer"]

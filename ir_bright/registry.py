@@ -27,6 +27,7 @@ from .upstream import dataset_table
 logger = logging.getLogger(__name__)
 
 _registered: dict[str, Dataset] = {}
+_replaced: dict[str, Dataset] = {}  # the core's entries registration replaced
 
 
 def register() -> list[str]:
@@ -113,6 +114,7 @@ def _register_collection(datasets: Mapping[str, Dataset], reason: str) -> list[s
             continue
         if current is not None:
             replaced.append(dataset_id)
+            _replaced[dataset_id] = current
         table[dataset_id] = dataset
         _registered[dataset_id] = dataset
         added.append(dataset_id)
@@ -132,6 +134,12 @@ def is_ours(dataset_id: str) -> bool:
     return dataset_id in _registered and dataset_table().get(dataset_id) is _registered.get(
         dataset_id
     )
+
+
+def replaces_core(dataset_id: str) -> bool:
+    """Whether ir_bright replaced ir_datasets' own entry of ``dataset_id``: a process that does
+    not import ir_bright gets the core's loader for it."""
+    return dataset_id in _replaced
 
 
 def our_ids() -> list[str]:
@@ -222,10 +230,11 @@ def query_texts(dataset: Any) -> list[tuple[str, str]]:
 
 
 def load(dataset: str | Any) -> Any:
-    """The ir_datasets dataset for an id (or the dataset itself); unknown ids raise an error
-    naming close matches."""
+    """The ir_datasets dataset for what the user has: an id, a dataset (see
+    :func:`_dataset_of`) or a PyTerrier dataset; unknown ids raise an error naming close
+    matches."""
     if not isinstance(dataset, str):
-        return dataset
+        return _dataset_of(dataset)
     register()
     if dataset in dataset_table():
         return ir_datasets.load(dataset)
@@ -245,6 +254,41 @@ def load(dataset: str | Any) -> Any:
         close = [known[c] for c in difflib.get_close_matches(wanted, list(known), n=3, cutoff=0.6)]
     hint = f"did you mean {', '.join(close)}?" if close else "list the ids with `ir-bright list`"
     raise DatasetNotFoundError(f"unknown dataset id {dataset!r}: {hint}")
+
+
+def _dataset_of(given: Any) -> Any:
+    """The ir_datasets dataset behind an object: a PyTerrier dataset's (``pt.get_dataset`` with
+    ``irds:`` or ``bright:``), or the object itself when it is a dataset (ir_datasets',
+    ir_bright's, ``with_queries``'); anything else is a one-line error naming it. The core's
+    dataset of an id ir_bright replaces (loaded before ``import ir_bright``) gives way to
+    ir_bright's, with a warning."""
+    from .errors import DatasetNotFoundError
+
+    reference = None if isinstance(given, Dataset) else getattr(given, "irds_ref", None)
+    found = reference() if callable(reference) else given
+    if not isinstance(found, Dataset) and not any(
+        callable(getattr(found, f"{kind}_iter", None)) for kind in ("docs", "queries", "qrels")
+    ):
+        raise DatasetNotFoundError(
+            f"{_shown(given)} is not a dataset: give an id (bright/biology), an ir_datasets "
+            "dataset or a PyTerrier one backed by ir_datasets (pt.get_dataset('bright:biology'))"
+        )
+    replaced = [i for i, core in _replaced.items() if core is found]
+    if replaced:
+        logger.warning(
+            "the dataset given for %s is ir_datasets' own, defective loader's (loaded before "
+            "`import ir_bright`): using ir_bright's",
+            replaced[0],
+        )
+        return load(replaced[0])
+    return found
+
+
+def _shown(value: Any) -> str:
+    """``value`` for a one-line message: its type and a short repr."""
+    import reprlib
+
+    return f"{type(value).__name__} {reprlib.repr(value).splitlines()[0]}"
 
 
 def _normal(dataset_id: str) -> str:

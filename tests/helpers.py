@@ -31,6 +31,14 @@ def write_run(path: Path, run: Run, compress: bool = False) -> Path:
     return path
 
 
+def cached(home: Path, namespace: str, name: str) -> Path:
+    """Where ir_bright caches the hub file of ``namespace`` named ``name`` (the name ir_datasets'
+    own loader gives it, where it has one): in an ``ir_bright`` folder beside that name, out of
+    the core loader's way."""
+    named = home / namespace / name
+    return named.parent / "ir_bright" / named.name
+
+
 def qrels_of(dataset_id: str) -> dict[tuple[str, str], int]:
     """``{(query_id, doc_id): relevance}`` as ir_datasets yields the dataset's qrels."""
     return {(q.query_id, q.doc_id): q.relevance for q in ir_datasets.load(dataset_id).qrels_iter()}

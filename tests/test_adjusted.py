@@ -20,7 +20,7 @@ from ir_bright.families.bright import adjusted
 from ir_bright.hub import transfer
 from tests import protocol
 from tests.fixtures import bright_hub
-from tests.helpers import qrels_of
+from tests.helpers import cached, qrels_of
 
 PYSERINI_OUTPUT = Path(__file__).parent / "data" / "pyserini_adjusted_qrels.json"
 DOMAINS = {
@@ -71,7 +71,7 @@ def expected_qrels(rows):
 
 
 def cache_file(isolated_home, split="leetcode"):
-    return isolated_home / "bright" / f"{split}.docs.parquet{adjusted.CACHE_SUFFIX}"
+    return cached(isolated_home, "bright", f"{split}.docs.parquet{adjusted.CACHE_SUFFIX}")
 
 
 def test_the_twelve_short_domains_have_an_adjusted_id():
@@ -181,7 +181,7 @@ def test_a_damaged_cache_file_is_marked_by_info_and_counts_unknown(bright, isola
 
 def test_a_changed_source_file_makes_the_cache_stale(bright, isolated_home, hash_passes):
     qrels_of("bright/leetcode/adjusted")
-    examples = isolated_home / "bright" / "leetcode.queries.parquet"
+    examples = cached(isolated_home, "bright", "leetcode.queries.parquet")
     os.utime(examples, ns=(1, 1))
     assert "out of date" in adjusted_state()
     assert qrels_of("bright/leetcode/adjusted") == expected_qrels(bright.rows["leetcode"])
@@ -207,7 +207,8 @@ def test_aops_and_theoremqa_questions_share_one_pass_and_one_file(
     )
     assert len(hash_passes) == 1
     assert set(hash_passes[0]) == {"camel_1", "camel_2", "camel_3", "camel_4", "camel_5"}
-    files = sorted(p.name for p in (isolated_home / "bright").glob("*" + adjusted.CACHE_SUFFIX))
+    own = cached(isolated_home, "bright", "x").parent
+    files = sorted(p.name for p in own.glob("*" + adjusted.CACHE_SUFFIX))
     assert files == ["aops.docs.parquet" + adjusted.CACHE_SUFFIX]
     # the twins of both domains' gold documents were found
     assert qrels_of("bright/aops/adjusted")["aops_2019_AMC_12A_Problems/Problem_1", "camel_1_dup"]
@@ -391,7 +392,7 @@ def test_a_failed_write_leaves_no_cache_file(bright, isolated_home, monkeypatch)
     monkeypatch.setattr(adjusted.os, "fsync", broken)  # the disk fills mid-write
     with pytest.raises(ir_bright.errors.CacheError, match="No space left"):
         qrels_of("bright/leetcode/adjusted")
-    folder = isolated_home / "bright"
+    folder = cached(isolated_home, "bright", "x").parent
     assert not [
         p.name
         for p in folder.iterdir()

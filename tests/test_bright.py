@@ -269,11 +269,11 @@ def test_offline_queries_leave_uncached_llm_fields_empty(bright, monkeypatch, ca
 def test_ir_datasets_home_isolates_the_cache(bright, tmp_path, monkeypatch):
     list(ir_datasets.load("bright/biology").qrels_iter())
     first_home = tmp_path / "ir_datasets_home"
-    assert (first_home / "bright" / "biology.queries.parquet").is_file()
+    assert (first_home / "bright" / "ir_bright" / "biology.queries.parquet").is_file()
     other = tmp_path / "other_home"
     monkeypatch.setenv("IR_DATASETS_HOME", str(other))
     list(ir_datasets.load("bright/biology").qrels_iter())
-    assert (other / "bright" / "biology.queries.parquet").is_file()
+    assert (other / "bright" / "ir_bright" / "biology.queries.parquet").is_file()
     assert bright.requests.count(repo_path("examples", "biology")) == 2
 
 

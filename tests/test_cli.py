@@ -14,6 +14,7 @@ import pytest
 
 from ir_bright.cli import main
 from tests.fixtures import bright_hub
+from tests.helpers import cached
 
 pytest.importorskip("Stemmer")  # the bm25 extra
 
@@ -396,7 +397,7 @@ def test_an_unusable_ir_datasets_home_is_a_one_line_error(cli, tmp_path, argv):
 
 def test_download_names_a_damaged_cached_file_and_leaves_it(bright, cli, isolated_home):
     cli("download", "bright/pony")
-    path = isolated_home / "bright" / "pony.queries.parquet"
+    path = cached(isolated_home, "bright", "pony.queries.parquet")
     damaged = path.read_bytes()[:700]  # a copy cut short
     path.write_bytes(damaged)
     before = len(bright.requests)
@@ -409,7 +410,7 @@ def test_download_names_a_damaged_cached_file_and_leaves_it(bright, cli, isolate
 
 def test_info_marks_a_damaged_cached_file(bright, cli, isolated_home):
     cli("download", "bright/pony")
-    path = isolated_home / "bright" / "pony.queries.parquet"
+    path = cached(isolated_home, "bright", "pony.queries.parquet")
     path.write_bytes(path.read_bytes()[:700])
     status, out, _ = cli("info", "bright/pony", "--format", "json")
     damaged = {f["local_path"]: f["damaged"] for f in json.loads(out)["files"]}

@@ -32,7 +32,7 @@ def hub_file(path="config/split.parquet", body=BODY, **pins) -> HubFile:
 
 
 def leftovers(home: Path) -> list[str]:
-    folder = home / "ns"
+    folder = home / "ns" / "ir_bright"  # where ir_bright caches the files of namespace ns
     return (
         sorted(p.name for p in folder.iterdir() if not p.name.endswith(".lock"))
         if folder.exists()
@@ -43,7 +43,7 @@ def leftovers(home: Path) -> list[str]:
 def test_fetch_downloads_verifies_and_caches(hub, hub_root, isolated_home):
     put(hub_root, "config/split.parquet")
     path = hub_file().fetch()
-    assert path == isolated_home / "ns" / "split.parquet"
+    assert path == isolated_home / "ns" / "ir_bright" / "split.parquet"
     assert path.read_bytes() == BODY
     assert hub_file().fetch() == path
     assert hub.requests == ["config/split.parquet"]
@@ -153,11 +153,12 @@ def test_killed_download_leaves_no_file_under_the_final_name(hub, hub_root, isol
     hub.slow = 0.05  # 16 chunks: about 0.8 s
     process = fetch_in_subprocess(len(BODY), hashlib.md5(BODY).hexdigest())
     deadline = time.time() + 10
-    while not (isolated_home / "ns" / "split.parquet.part").exists() and time.time() < deadline:
+    target = isolated_home / "ns" / "ir_bright" / "split.parquet"
+    while not target.with_name("split.parquet.part").exists() and time.time() < deadline:
         time.sleep(0.01)
     process.send_signal(signal.SIGKILL)
     process.wait()
-    assert not (isolated_home / "ns" / "split.parquet").exists()
+    assert not target.exists()
     hub.slow = 0
     assert hub_file().fetch().read_bytes() == BODY
 
@@ -185,7 +186,7 @@ def test_two_processes_fetching_at_once_both_succeed(hub, hub_root, isolated_hom
     processes = [fetch_in_subprocess(len(BODY), hashlib.md5(BODY).hexdigest()) for _ in range(2)]
     outputs = [p.communicate(timeout=60) for p in processes]
     assert [p.returncode for p in processes] == [0, 0], outputs
-    target = isolated_home / "ns" / "split.parquet"
+    target = isolated_home / "ns" / "ir_bright" / "split.parquet"
     assert {out.decode().strip() for out, _ in outputs} == {str(target)}
     assert target.read_bytes() == BODY
     assert len(hub.requests) == 1  # the second waited for the lock and found the file

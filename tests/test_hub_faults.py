@@ -103,7 +103,7 @@ def test_a_cut_off_body_resumes_with_range(hub, hub_root, isolated_home, waits):
     hub.cut_once[PATH] = 300_000
     assert hub_file().fetch().read_bytes() == BODY
     assert hub.headers[1]["Range"] == "bytes=300000-"
-    assert cached_files(isolated_home) == ["ns/split.parquet"]
+    assert cached_files(isolated_home) == ["ns/ir_bright/split.parquet"]
 
 
 def test_a_resumed_body_is_still_verified_whole(hub, hub_root, isolated_home, waits):
@@ -343,7 +343,7 @@ def test_the_listing_api_verifies_an_unpinned_file(hub, hub_root, isolated_home)
     hub.listing = True
     assert unpinned().fetch().read_bytes() == BODY
     hub.corrupt.add(PATH)
-    (isolated_home / "ns" / "split.parquet").unlink()
+    (isolated_home / "ns" / "ir_bright" / "split.parquet").unlink()
     with pytest.raises(ChecksumError, match="sha256"):
         unpinned().fetch()
     assert cached_files(isolated_home) == []
@@ -364,7 +364,7 @@ def test_a_redirect_to_another_host_never_carries_the_token(
         assert hub.headers[0]["Authorization"] == "Bearer secret"
         assert "Authorization" not in other.headers[0]
         other.corrupt.add(PATH)
-        (isolated_home / "ns" / "split.parquet").unlink()
+        (isolated_home / "ns" / "ir_bright" / "split.parquet").unlink()
         with pytest.raises(ChecksumError, match="sha256"):
             unpinned().fetch()
     finally:
@@ -417,19 +417,21 @@ def test_a_part_file_that_is_a_link_is_not_followed(hub, hub_root, isolated_home
     put(hub_root, PATH)
     outside = tmp_path / "precious.txt"
     outside.write_text("keep me")
-    (isolated_home / "ns").mkdir()
-    os.symlink(outside, isolated_home / "ns" / "split.parquet.part")
+    own = isolated_home / "ns" / "ir_bright"  # where ir_bright caches ns's files
+    own.mkdir(parents=True)
+    os.symlink(outside, own / "split.parquet.part")
     assert hub_file().fetch().read_bytes() == BODY
     assert outside.read_text() == "keep me"
-    assert not (isolated_home / "ns" / "split.parquet").is_symlink()
+    assert not (own / "split.parquet").is_symlink()
 
 
-def test_a_cache_entry_that_is_a_link_is_refused(hub, hub_root, isolated_home, tmp_path):
+@pytest.mark.parametrize("folder", ["ns/ir_bright", "ns"])  # its own place, or its name
+def test_a_cache_entry_that_is_a_link_is_refused(hub, hub_root, isolated_home, tmp_path, folder):
     put(hub_root, PATH)
     outside = tmp_path / "elsewhere.parquet"
     outside.write_bytes(BODY)
-    (isolated_home / "ns").mkdir()
-    os.symlink(outside, isolated_home / "ns" / "split.parquet")
+    (isolated_home / folder).mkdir(parents=True)
+    os.symlink(outside, isolated_home / folder / "split.parquet")
     with pytest.raises(CacheError, match="symbolic link"):
         hub_file().fetch()
     assert hub.requests == []
@@ -439,8 +441,8 @@ def test_a_lock_file_that_is_a_link_is_refused(hub, hub_root, isolated_home, tmp
     put(hub_root, PATH)
     outside = tmp_path / "precious.txt"
     outside.write_text("keep me")
-    (isolated_home / "ns").mkdir()
-    os.symlink(outside, isolated_home / "ns" / "split.parquet.lock")
+    (isolated_home / "ns" / "ir_bright").mkdir(parents=True)
+    os.symlink(outside, isolated_home / "ns" / "ir_bright" / "split.parquet.lock")
     with pytest.raises(CacheError, match="symbolic link"):
         hub_file().fetch()
     assert outside.read_text() == "keep me"
@@ -522,7 +524,7 @@ def test_an_hf_endpoint_that_is_not_a_url_fails_at_once(hub, waits, monkeypatch)
 def test_a_write_probe_that_is_a_link_is_not_followed(hub, hub_root, isolated_home, tmp_path):
     put(hub_root, PATH)
     outside = tmp_path / "not-created"
-    (isolated_home / "ns").mkdir()
-    os.symlink(outside, isolated_home / "ns" / ".ir_bright_write_probe")
+    (isolated_home / "ns" / "ir_bright").mkdir(parents=True)
+    os.symlink(outside, isolated_home / "ns" / "ir_bright" / ".ir_bright_write_probe")
     assert hub_file().fetch().read_bytes() == BODY
     assert not outside.exists()

@@ -64,16 +64,25 @@ def _protocol_line(protocol: dict[str, Any]) -> str:
     )
 
 
+CORE_LOADER = (
+    "without `import ir_bright`, ir_datasets (and `python -m ir_datasets`) serve this id with "
+    "their own, defective loader (the datasets page lists its defects): import ir_bright first"
+)
+
+
 def run(args: argparse.Namespace) -> int:
     """Print the dataset's description (text or JSON)."""
-    from .. import catalog
+    from .. import catalog, registry
 
     info = catalog.describe(args.id)
     if args.format == "json":
         json.dump(info, sys.stdout, indent=1, default=str)
         sys.stdout.write("\n")
     else:
-        sys.stdout.write("\n".join(_text(info)) + "\n")
+        lines = _text(info)
+        if registry.replaces_core(info["id"]):
+            lines.append(f"note: {CORE_LOADER}")
+        sys.stdout.write("\n".join(lines) + "\n")
     return 0
 
 

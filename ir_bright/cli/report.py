@@ -111,11 +111,6 @@ def run(args: argparse.Namespace) -> int:
     made = report.make_report(request)
     sys.stdout.write(report.format_table(made.table, args.format))
     if made.failures:
-        logging.getLogger(__name__).error(
-            "%d cells outside the tolerance of %s: %s",
-            len(made.failures),
-            args.check,
-            ", ".join(made.failures),
-        )
+        logging.getLogger(__name__).error("%s", made.failures.summary(args.check))
         return 1
     return 0

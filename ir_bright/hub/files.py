@@ -4,9 +4,16 @@ A :class:`HubFile` names a file of a hub dataset repository and the place it is 
 
 - URL: ``{HF_ENDPOINT}/datasets/{repo}/resolve/{revision}/{path}`` (``IR_BRIGHT_REVISION``
   overrides the catalogue's revision).
-- Cache: ``{IR_DATASETS_HOME}/{namespace}/{cache_path}``. A cache entry that is a symbolic
-  link is refused. A cached file is used without any network call; ``HF_HUB_OFFLINE=1``
-  forbids the network, and a missing file then fails at once saying how to fetch it ahead.
+- Cache: ``{IR_DATASETS_HOME}/{namespace}/{folder of cache_path}/ir_bright/{name}``, one
+  folder below the name itself (:data:`OWN_FOLDER`). ``cache_path`` is the name ir_datasets'
+  own loader gives the file where it has one (BRIGHT's), and that loader reads whatever is
+  at that name, ir_bright imported or not: ir_bright's copies are kept out of its way, so
+  a script that forgets ``import ir_bright`` makes the core download its own copies rather
+  than silently read these through its defective loader. A copy already at the name itself
+  (the core's download, say) is used where it is, never downloaded again.
+  A cache entry that is a symbolic link is refused. A cached file is used without any network
+  call; ``HF_HUB_OFFLINE=1`` forbids the network, and a missing file then fails at once saying
+  how to fetch it ahead.
 
 :class:`HubFileLike` is what ``dataset.hub_files()`` yields and ``ir-bright download``,
 ``list`` and ``info`` rely on: a :class:`HubFile`, or a stand-in such as BRIGHT-Pro's split
@@ -27,7 +34,10 @@ from . import transfer
 from .config import cache_home, endpoint, make_folder, offline, redact, revision, verification_mode
 from .provenance import file_provenance, watch
 
-__all__ = ["HubFile", "HubFileLike", "catalogue"]
+__all__ = ["OWN_FOLDER", "HubFile", "HubFileLike", "catalogue"]
+
+OWN_FOLDER = "ir_bright"
+"""The folder, beside a file's name in the cache, that holds ir_bright's copy of it."""
 
 
 @runtime_checkable
@@ -106,8 +116,19 @@ class HubFile:
 
     @property
     def local_path(self) -> Path:
-        """Where the file is (or will be) cached; it may not exist yet."""
+        """Where the file is (or will be) cached; it may not exist yet: ir_bright's own place,
+        unless only the name itself holds a copy (see the module's docstring)."""
+        own, named = self._own_path(), self._named_path()
+        return named if not own.exists() and named.is_file() else own
+
+    def _named_path(self) -> Path:
+        """The file at its name in the cache, where ir_datasets' own loader looks for it."""
         return cache_home() / self.namespace / self.cache_path
+
+    def _own_path(self) -> Path:
+        """The file's place in ir_bright's own folder, beside its name."""
+        named = self._named_path()
+        return named.parent / OWN_FOLDER / named.name
 
     def pins(self) -> tuple[int | None, str | None]:
         """The pinned (size, md5) while verification trusts pins, else (None, None)."""
@@ -154,13 +175,14 @@ class HubFile:
                 f"{self.local_path} is not cached and HF_HUB_OFFLINE is set: fetch it ahead "
                 f"(ir-bright download ...) on a machine with network, or copy {self.url} there"
             )
-        make_folder(self.local_path.parent)
-        with file_lock(self.local_path):
+        target = self._own_path()
+        make_folder(target.parent)
+        with file_lock(target):
             found = self.cached_path()  # another process may have finished meanwhile
             if found is not None:
                 return found, 0
-            fetched = transfer.download(self, self.local_path)
-        return self.local_path, fetched
+            fetched = transfer.download(self, target)
+        return target, fetched
 
     def provenance(self) -> dict[str, Any] | None:
         """Where the cached copy came from (:func:`~ir_bright.hub.file_provenance`), or None
@@ -177,11 +199,12 @@ class HubFile:
         return file_provenance(found, known)
 
     def _candidates(self) -> Iterator[Path]:
-        yield self.local_path
-        if verification_mode() == "pins":
-            folder = self.local_path.parent
-            for alias in self.aliases:
-                yield folder / alias
+        """Its own place, then its name itself; each followed, while pins are trusted, by the
+        same folder's copies of its aliases."""
+        for place in (self._own_path(), self._named_path()):
+            yield place
+            if verification_mode() == "pins":
+                yield from (place.parent / alias for alias in self.aliases)
 
 
 def catalogue(data: dict[str, Any]) -> dict[str, HubFile]:

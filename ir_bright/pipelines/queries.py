@@ -143,8 +143,8 @@ class UserQueries:
 
 
 def with_queries(dataset: Any, queries: str | os.PathLike[str] | Mapping[str, str]) -> UserQueries:
-    """``dataset`` (an id or an ir_datasets dataset) with the texts of ``queries`` (a TSV or
-    JSONL file, or a ``{query_id: text}`` mapping) as its queries.
+    """``dataset`` (an id, an ir_datasets dataset or a PyTerrier one) with the texts of
+    ``queries`` (a TSV or JSONL file, or a ``{query_id: text}`` mapping) as its queries.
 
     Raises :class:`QueriesError` when a query id is not the dataset's, or a dataset query has
     no text (with the counts and the first ids).

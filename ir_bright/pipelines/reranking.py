@@ -47,11 +47,12 @@ class Candidate(NamedTuple):
 def candidates(dataset: Any, run: Any, depth: int) -> Iterator[Candidate]:
     """Each query's ``depth`` best documents of ``run`` after its excluded ids are dropped.
 
-    ``dataset`` is an id or an ir_datasets dataset (its queries' texts are used: choose
-    ``bright/<domain>/<model>-reason`` for reasoning texts, or
+    ``dataset`` is an id, an ir_datasets dataset or a PyTerrier one (its queries' texts are
+    used: choose ``bright/<domain>/<model>-reason`` for reasoning texts, or
     :func:`ir_bright.with_queries` for your own); ``run`` is any run
     :func:`ir_bright.runs.read_run` reads. Queries come in the dataset's order; a query the
-    run does not rank has no candidates (one warning counts them).
+    run does not rank has no candidates (one warning counts them). An empty run (PyTerrier's
+    empty validation frame) has none, without a warning or a look at the dataset's files.
     """
     from .. import registry
     from ..runs import read_run
@@ -61,6 +62,8 @@ def candidates(dataset: Any, run: Any, depth: int) -> Iterator[Candidate]:
         raise CandidatesError(f"the depth must be a whole number of 1 or more, got {depth!r}")
     dataset = registry.load(dataset)
     ranked = read_run(run)
+    if not ranked:
+        return
     excluded = excluded_docs(dataset)
     store = dataset.docs_store()
     unranked = 0

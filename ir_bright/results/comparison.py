@@ -49,6 +49,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import registry
 from .errors import CompareError
 from .pairs import benchmark_runs, compared_domains, label_runs
 from .settings import SystemInfo, with_settings
@@ -139,8 +140,8 @@ def compare(
 ) -> Any:
     """Compare ``systems`` with ``baseline``: a pandas DataFrame of records (:data:`RECORD_KEYS`).
 
-    With ``dataset`` (an id or an ir_datasets dataset), ``baseline`` and each system are runs
-    of any shape :func:`ir_bright.evaluate` reads. With ``benchmark`` (``"bright"``,
+    With ``dataset`` (an id, an ir_datasets dataset or a PyTerrier one), ``baseline`` and each
+    system are runs of any shape :func:`ir_bright.evaluate` reads. With ``benchmark`` (``"bright"``,
     ``"mm-bright-task1"``, ...), each is a folder of runs found as ``ir-bright report`` finds
     them, or a ``{dataset id: run}`` mapping; the domains compared are the baseline's, and
     every system needs a run for each of them. ``systems`` is a list of runs (a single run
@@ -166,7 +167,8 @@ def compare(
         measure_names: Iterable[Any] | None = [bench.measure] if measures is None else measures
         pooled = _pooled(bench, list(domains))
     else:
-        key = dataset if isinstance(dataset, str) else "dataset"
+        dataset = registry.load(dataset)
+        key = str(getattr(dataset, "dataset_id", lambda: "dataset")())
         runs = {name: {key: run} for name, run in labelled.items()}
         infos = dict.fromkeys(labelled)
         domains, measure_names, pooled = {key: dataset}, measures, []

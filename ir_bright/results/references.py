@@ -20,7 +20,7 @@ from functools import cache
 from typing import Any
 
 from .errors import ReportError
-from .scores import Check, Row, Table
+from .scores import Check, CheckFailures, Row, Table
 from .settings import SystemInfo
 from .suites import AVERAGE, Benchmark, benchmark
 
@@ -134,10 +134,10 @@ def _flat(spec: dict[str, Any]) -> tuple[dict[str, Any], Any]:
     return spec, setting
 
 
-def check(table: Table, name: str, tolerance: float | None = None) -> list[str]:
+def check(table: Table, name: str, tolerance: float | None = None) -> CheckFailures:
     """Set each published cell of reference ``name`` beside every system's (``table.checks``)
-    and return the failures as ``system column`` strings: a cell outside ``tolerance`` points
-    (x100) or without a run. The default tolerance is half a unit of the published values'
+    and return the failures: the cells outside ``tolerance`` points (x100) and the cells
+    without a value, apart. The default tolerance is half a unit of the published values'
     last decimal (0.05 for one decimal): the published figures are rounded, so a value within
     it is one that rounds to the published figure. A row that publishes only its average is
     checked on the average only."""
@@ -145,7 +145,7 @@ def check(table: Table, name: str, tolerance: float | None = None) -> list[str]:
     cells = _cells(spec, table.benchmark)
     decimals = max([1, *(_decimals(v) for v in cells.values())])
     tolerance = 0.5 * 10**-decimals if tolerance is None else check_tolerance(tolerance)
-    failures = []
+    failures = CheckFailures()
     for row in table.rows:
         if row.reference:
             continue
@@ -154,14 +154,17 @@ def check(table: Table, name: str, tolerance: float | None = None) -> list[str]:
         for column, value in cells.items():
             mine = ours.get(column)
             checks[column] = Check(value, decimals, None if mine is None else mine * 100, tolerance)
-            if not checks[column].within:
-                failures.append(f"{row.name} {table.benchmark.label(column)}")
+            cell = f"{row.name} {table.benchmark.label(column)}"
+            if mine is None:
+                failures.missing.append(cell)
+            elif not checks[column].within:
+                failures.outside.append(cell)
         table.checks[row.name] = checks
     total = sum(len(c) for c in table.checks.values())
     table.notes.append(
         f"Checked against {spec['label']} ({name}): ours (published ok|FAIL difference), "
-        f"within {tolerance:g} points of the published value; {len(failures)} of {total} "
-        "cells outside."
+        f"within {tolerance:g} points of the published value; {len(failures.outside)} of "
+        f"{total} cells outside, {len(failures.missing)} missing."
     )
     return failures
 

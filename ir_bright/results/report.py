@@ -18,7 +18,7 @@ from . import plots
 from .errors import ReportError
 from .plots import check_plot_path, pyplot, save_png
 from .references import check, check_tolerance, published, reference_names, reference_rows
-from .scores import Check, Row, Table, score
+from .scores import Check, CheckFailures, Row, Table, score
 from .settings import apply_flags
 from .suites import (
     AVERAGE,
@@ -39,6 +39,7 @@ __all__ = [
     "RUN_SUFFIXES",
     "Benchmark",
     "Check",
+    "CheckFailures",
     "Report",
     "ReportError",
     "ReportRequest",
@@ -91,10 +92,11 @@ class ReportRequest:
 
 @dataclass
 class Report:
-    """A report made: the table and the checked cells outside the tolerance."""
+    """A report made: the table and the cells its check failed (outside the tolerance, or
+    missing)."""
 
     table: Table
-    failures: list[str] = field(default_factory=list)
+    failures: CheckFailures = field(default_factory=CheckFailures)
 
 
 def make_report(request: ReportRequest) -> Report:
@@ -119,7 +121,7 @@ def make_report(request: ReportRequest) -> Report:
     for system in systems:
         system.info = infos[system.name]
     table = score(systems, bench, measure, request.progress)
-    failures = check(table, request.check, request.tolerance) if request.check else []
+    failures = check(table, request.check, request.tolerance) if request.check else CheckFailures()
     table.rows += reference_rows(request.references, bench, table.measure)
     if request.plot:
         plot(table, request.plot)

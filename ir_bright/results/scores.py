@@ -17,7 +17,7 @@ from .settings import SystemInfo
 from .suites import Benchmark
 from .systems import System
 
-__all__ = ["Check", "Row", "Table", "mean_of", "score"]
+__all__ = ["Check", "CheckFailures", "Row", "Table", "mean_of", "score"]
 
 logger = logging.getLogger(__name__)
 
@@ -59,6 +59,30 @@ class Check:
         ours = f"{self.value:.{self.decimals}f}"
         verdict = "ok" if self.within else f"FAIL {self.value - self.published:+.{self.decimals}f}"
         return f"{ours} ({published} {verdict})"
+
+
+@dataclass
+class CheckFailures:
+    """The cells a check against a published row failed, each ``system column``: ``outside``
+    the tolerance, or ``missing`` (no value: no run, or an average over missing runs)."""
+
+    outside: list[str] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)
+
+    def __bool__(self) -> bool:
+        return bool(self.outside or self.missing)
+
+    def summary(self, name: str) -> str:
+        """One line counting the two kinds apart, each with its cells."""
+        parts = [
+            f"{len(cells)} {what}: {', '.join(cells)}"
+            for what, cells in (
+                (f"cells outside the tolerance of {name}", self.outside),
+                ("cells missing (no run)", self.missing),
+            )
+            if cells
+        ]
+        return "; ".join(parts) or f"every cell within the tolerance of {name}"
 
 
 @dataclass

@@ -67,7 +67,8 @@ __all__ = [
 def evaluate(
     run: Any, dataset: Any, measures: Iterable[str | Measure] | None = None
 ) -> dict[str, float]:
-    """The run's official scores on ``dataset`` (an id or an ir_datasets dataset).
+    """The run's official scores on ``dataset``: an id, an ir_datasets dataset or a PyTerrier
+    one (``pt.get_dataset``).
 
     ``measures`` (ir_measures objects or names such as ``"nDCG@10"``) default to the dataset's
     official ones. Returns ``{measure name: mean over the dataset's scored queries}``.
@@ -94,7 +95,7 @@ def drop_excluded(run: Any, dataset: Any) -> Any:
 
 
 def excluded_docs(dataset: Any) -> Mapping[str, AbstractSet[str]]:
-    """``{query_id: excluded doc ids}`` of a dataset (id or object), as
+    """``{query_id: excluded doc ids}`` of a dataset (id, ir_datasets or PyTerrier dataset), as
     :func:`ir_bright.judgements.excluded_docs` reads them from its qrels."""
     return judgements.excluded_docs(_qrels(registry.load(dataset)))
 
@@ -116,9 +117,9 @@ def official_measures(dataset: Any) -> list[Measure]:
 class Scorer:
     """Official scores of any number of runs on one dataset; the qrels are read once.
 
-    ``Scorer(dataset, measures)`` loads the dataset (id or object) and builds one
-    :class:`~ir_bright.scoring.evaluator.OfficialEvaluator`; :meth:`evaluate` and :meth:`per_query`
-    then score runs of any supported shape.
+    ``Scorer(dataset, measures)`` loads the dataset (an id, an ir_datasets or a PyTerrier
+    dataset) and builds one :class:`~ir_bright.scoring.evaluator.OfficialEvaluator`;
+    :meth:`evaluate` and :meth:`per_query` then score runs of any supported shape.
     """
 
     def __init__(self, dataset: Any, measures: Iterable[str | Measure] | None = None):
