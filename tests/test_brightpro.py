@@ -527,7 +527,7 @@ def test_a_damaged_or_outdated_rewritten_corpus_is_rewritten_with_a_warning(pro,
     assert again == rewritten
     assert [tuple(doc) for doc in ir_datasets.load("bright-pro/economics").docs_iter()] == docs
     caplog.clear()
-    source = rewritten.parents[2] / "documents" / "economics.jsonl"  # the fixture hub's file
+    (source,) = rewritten.parents[3].rglob("documents/ir_bright/economics.jsonl")  # the hub's
     os.utime(source, ns=(1, 1))  # another copy of the hub file
     with caplog.at_level("WARNING"):
         ir_datasets.load("bright-pro/economics").docs_path()

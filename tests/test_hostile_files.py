@@ -185,11 +185,12 @@ def spoiled_hub(hub_root, dataset_id, config, column):
     if dataset_id.startswith("mm-bright"):
         mmbright_hub.write_mmbright(hub_root, {"academia": mmbright_hub.academia})
         path = hub_root / mmbright_hub.REPO / mmbright_hub.repo_path(config, "academia")
-        cached = f"academia/{config}.parquet" if config != "examples" else "academia/queries"
+        cached = f"academia/ir_bright/{config}.parquet"
+        cached = cached if config != "examples" else "academia/ir_bright/queries"
     else:
         brightpro_hub.write_brightpro(hub_root)
         path = hub_root / brightpro_hub.REPO / config / "biology-00000-of-00001.parquet"
-        cached = f"{config}/biology-00000-of-00001.parquet"
+        cached = f"{config}/ir_bright/biology-00000-of-00001.parquet"
     hostile_hub.with_invalid_utf8(path, column)
     return cached
 
