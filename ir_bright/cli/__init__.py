@@ -155,9 +155,6 @@ def _main(argv: Sequence[str] | None) -> int:
     args = build_parser().parse_args(argv)
     verbose = args.verbose + getattr(args, "verbose_after", 0)
     quiet = args.quiet or getattr(args, "quiet_after", False)
-    from ..log import configure_command_line
-
-    configure_command_line(verbose, quiet)
     if not getattr(args, "func", None):
         print(
             f"ir-bright: error: no command given: choose one of {', '.join(SUBCOMMANDS)} "
@@ -165,7 +162,7 @@ def _main(argv: Sequence[str] | None) -> int:
             file=sys.stderr,
         )
         return USAGE_ERROR
-    startup = _setup(verbose)
+    startup = _setup(verbose, quiet)
     if startup is not None:
         print(f"ir-bright: error: {startup}", file=sys.stderr)
         return USAGE_ERROR
@@ -185,22 +182,35 @@ def _main(argv: Sequence[str] | None) -> int:
         return _internal_error(prog, exc, verbose)
 
 
-def _setup(verbose: int) -> str | None:
-    """Register the datasets and measures (``import ir_bright`` leaves it to the command);
-    why that failed, or None. The line saying which core entries were replaced is for
-    library users: the command shows it with ``-v``."""
+def _setup(verbose: int, quiet: bool) -> str | None:
+    """The command's logging, then the registration of the datasets and measures (importing
+    ir_datasets, as the logging's set-up does, triggers it); why that failed, or None. The
+    line saying which core entries were replaced is for library users: the command shows it
+    with ``-v``."""
     import logging
 
-    from .. import _setup as setup
+    from ..log import configure_command_line
 
     registry = logging.getLogger("ir_bright.registry")
     level = registry.level
     if not verbose:
         registry.setLevel(logging.WARNING)
     try:
-        return setup()
+        configure_command_line(verbose, quiet)
+        from ..registry import register
+
+        register()
+    except OSError as exc:
+        if exc.filename is None:
+            raise
+        home = os.environ.get("IR_DATASETS_HOME") or "~/.ir_datasets"
+        return (
+            f"cannot use {home} as the ir_datasets home: creating {exc.filename} failed "
+            f"({exc.strerror or exc}); set IR_DATASETS_HOME to a folder you may write"
+        )
     finally:
         registry.setLevel(level)
+    return None
 
 
 def _one_line(text: object) -> str:
