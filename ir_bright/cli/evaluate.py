@@ -40,7 +40,9 @@ Every measure is computed under the official protocol: each query's excluded doc
 removed from its ranking and the ranking is cut to its 1,000 best before scoring, so the
 numbers match the benchmark's own scripts (stock trec_eval scores lower on aops, leetcode and
 theoremqa-questions). Queries missing from a run count as 0. A run file repeating a
-(query, doc) pair is refused, as trec_eval refuses it.
+(query, doc) pair is refused, as trec_eval refuses it. A run that scores nothing, none of its
+queries being the dataset's or none of its documents the corpus's, is refused with exit status
+2, naming the dataset it seems to be for.
 
 examples:
   ir-bright evaluate bright/aops bm25.run
