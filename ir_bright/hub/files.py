@@ -21,10 +21,18 @@ from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 from urllib.parse import quote
 
-from ..errors import OfflineError
 from ..store.derived import file_lock, refuse_symlink
 from . import transfer
-from .config import cache_home, endpoint, make_folder, offline, redact, revision, verification_mode
+from .config import (
+    cache_home,
+    endpoint,
+    make_folder,
+    offline,
+    offline_refusal,
+    redact,
+    revision,
+    verification_mode,
+)
 from .provenance import file_provenance, watch
 
 __all__ = ["HubFile", "HubFileLike", "catalogue"]
@@ -150,10 +158,7 @@ class HubFile:
         if found is not None:
             return found, 0
         if offline():
-            raise OfflineError(
-                f"{self.local_path} is not cached and HF_HUB_OFFLINE is set: fetch it ahead "
-                f"(ir-bright download ...) on a machine with network, or copy {self.url} there"
-            )
+            raise offline_refusal(str(self.local_path), self.url)
         make_folder(self.local_path.parent)
         with file_lock(self.local_path):
             found = self.cached_path()  # another process may have finished meanwhile
