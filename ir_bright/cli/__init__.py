@@ -1,3 +1,4 @@
+# PYTHON_ARGCOMPLETE_OK (argcomplete's mark: the command completes itself in a shell)
 """The ``ir-bright`` command: a thin argparse front end over the package's modules.
 
 Each subcommand lives in its own module of this package exposing ``add_parser(subparsers)``;
@@ -14,6 +15,9 @@ ends in a traceback:
   traceback with ``-v``) and exit status 1;
 - a closed stdout (``ir-bright list | head -1``, ``ir-bright --help | head -1``) ends quietly
   with status 0, whenever the reader goes away.
+
+Shell completion is argcomplete's (the ``completion`` extra): it completes from these parsers,
+so every command, option and choice completes as ``--help`` lists it, in bash, zsh and fish.
 """
 
 from __future__ import annotations
@@ -23,9 +27,10 @@ import errno
 import importlib
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NoReturn
 
+from .._version import __version__
 from ..errors import IrBrightError
 
 SUBCOMMANDS = (
@@ -106,9 +111,45 @@ def one_of(names: Sequence[str], what: str) -> dict[str, Any]:
     }
 
 
+FORMATS = {
+    "table": "aligned columns, to read",
+    "text": "labelled lines, to read",
+    "markdown": "a Markdown table",
+    "latex": "a LaTeX tabular",
+    "csv": "comma-separated values, a header row first",
+    "tsv": "tab-separated values, a header row first",
+    "json": "JSON, every field",
+    "jsonl": "one JSON object per line",
+    "trec": "TREC qrels lines: query, iteration, doc, relevance",
+}
+"""What each ``--format`` value writes, the same in every command that offers it."""
+
+
+def described(meanings: Mapping[str, str], what: str, default: str | None = None) -> dict[str, Any]:
+    """``add_argument`` keywords for an option taking one of a few names, each explained in
+    the option's help (``meanings``: name -> what it means)."""
+    each = "; ".join(f"{name}: {meaning}" for name, meaning in meanings.items())
+    when = f" (default: {default})" if default is not None else ""
+    return {"choices": tuple(meanings), "default": default, "help": f"{what}{when}: {each}"}
+
+
+def output_format(
+    names: Sequence[str], default: str | None = None, what: str = "output format"
+) -> dict[str, Any]:
+    """``add_argument`` keywords for ``--format``: one of ``names``, each explained as
+    :data:`FORMATS` says."""
+    return described({name: FORMATS[name] for name in names}, what, default)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The top-level parser with every available subcommand."""
     parser = ArgumentParser(prog="ir-bright", description=DESCRIPTION)
+    parser.add_argument(
+        "--version",
+        action="version",
+        version=f"ir-bright {__version__}",
+        help="print the version and exit",
+    )
     _add_logging_options(parser)
     subparsers = parser.add_subparsers(
         dest="command", metavar="COMMAND", parser_class=ArgumentParser
@@ -152,7 +193,9 @@ def _flush_stdout() -> bool:
 
 
 def _main(argv: Sequence[str] | None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    _complete(parser)
+    args = parser.parse_args(argv)
     verbose = args.verbose + getattr(args, "verbose_after", 0)
     quiet = args.quiet or getattr(args, "quiet_after", False)
     if not getattr(args, "func", None):
@@ -180,6 +223,18 @@ def _main(argv: Sequence[str] | None) -> int:
         return _error(prog, _os_message(exc))
     except Exception as exc:  # noqa: BLE001 - one line instead of a traceback
         return _internal_error(prog, exc, verbose)
+
+
+def _complete(parser: argparse.ArgumentParser) -> None:
+    """Answer the shell's completion request and exit, when the shell asks (it sets
+    ``_ARGCOMPLETE``) and argcomplete is installed; nothing otherwise."""
+    if "_ARGCOMPLETE" not in os.environ:
+        return
+    try:
+        import argcomplete
+    except ModuleNotFoundError:
+        return
+    argcomplete.autocomplete(parser)
 
 
 def _setup(verbose: int, quiet: bool) -> str | None:

@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
-from . import add_subcommand
+from . import add_subcommand, output_format
 
 if TYPE_CHECKING:
     from ..scoring import Scorer
@@ -92,7 +92,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         help="also score each measure as stock ir_measures / trec_eval do (excluded documents "
         "kept in the ranking), in a column stock:<measure> beside the official one",
     )
-    parser.add_argument("--format", choices=FORMATS, default="table", help="output format")
+    parser.add_argument("--format", **output_format(FORMATS, "table"))
     parser.add_argument(
         "-o",
         "--output",
