@@ -3,18 +3,19 @@
 ``import ir_bright`` registers every ``bright/...``, ``mm-bright/...`` and ``bright-pro/...``
 dataset with ir_datasets (replacing the core's defective ``bright/*`` entries: one INFO record
 of the ``ir_bright.registry`` logger says so, shown where the user configured logging) and the
-``Official(...)`` measure with ir_measures. It loads nothing heavy and builds no dataset: the
-ids come from the data files, a collection's datasets are built when one is first used
-(:mod:`ir_bright.registry`), and pyarrow, NumPy, pandas and the plotting and statistics
-libraries are imported by the calls that use them.
+``Official(...)`` measure with ir_measures: at once when either is imported already, else right
+after the first of them is imported (:mod:`ir_bright.when_imported`), in every process alike.
+So a process that imports neither, as ``ir-bright --help``, does not pay for them. It loads
+nothing heavy and builds no dataset: the ids come from the data files, a collection's datasets
+are built when one is first used (:mod:`ir_bright.registry`), and pyarrow, NumPy, pandas and
+the plotting and statistics libraries are imported by the calls that use them.
 """
 
-import os as _os
-import sys as _sys
 from importlib import import_module as _import_module
 
 from ._version import __version__
 from .log import install as _install_logging
+from .when_imported import when_imported as _when_imported
 
 __all__ = [
     "Official",
@@ -44,58 +45,24 @@ _LAZY = {
 }
 """Where each public name lives; imported on first use (:func:`__getattr__`)."""
 
-_startup_error: str | None = None
-"""Why the package could not set up, or None. ir_datasets creates folders in its home
-(``IR_DATASETS_HOME``) when it is imported; when it cannot, the package still imports, so that
-the command line can say so in one line, and every name of the package raises the error."""
+_HOSTS = ("ir_datasets", "ir_measures")
+"""The packages ir_bright registers with: the first of them imported triggers the registration."""
 
 
-def _setup() -> str | None:
-    """Register the datasets and measures (idempotent); return why that failed, or None."""
-    global _startup_error
-    try:
-        from .registry import register
+def _register() -> None:
+    """Register the datasets and measures; the one INFO line saying which core entries were
+    replaced reaches only logging the user configured, never a notebook's or script's stderr."""
+    from .log import console_muted
+    from .registry import register
 
+    with console_muted():
         register()
-    except OSError as exc:
-        if exc.filename is None:
-            raise
-        home = _os.environ.get("IR_DATASETS_HOME") or "~/.ir_datasets"
-        _startup_error = (
-            f"cannot use {home} as the ir_datasets home: creating {exc.filename} failed "
-            f"({exc.strerror or exc}); set IR_DATASETS_HOME to a folder you may write"
-        )
-    return _startup_error
-
-
-_CONSOLE_SCRIPTS = ("ir-bright", "ir-bright.exe", "ir-bright-script.py")
-
-
-def _command_line_starting() -> bool:
-    """Whether this process is the ``ir-bright`` command starting (its console script, or
-    ``python -m ir_bright``): the command then registers once its arguments are parsed, so that
-    ``--help`` and a mistyped option need neither ir_datasets nor the collections."""
-    argv0 = _sys.argv[0] if _sys.argv else ""
-    if _os.path.basename(argv0) in _CONSOLE_SCRIPTS:
-        return True
-    if argv0 != "-m":  # set so while ``python -m`` imports its module's packages
-        return False
-    argv = list(getattr(_sys, "orig_argv", ()))
-    for i, arg in enumerate(argv[1:], 1):
-        if arg.startswith("-m"):
-            target = arg[2:] or (argv[i + 1] if i + 1 < len(argv) else "")
-            return target.split(".")[0] == __name__
-    return False
 
 
 def __getattr__(name: str):
-    """The public names, imported on first use; each raises the set-up error, if any."""
+    """The public names, imported on first use."""
     if name not in _LAZY:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    if _startup_error is not None:
-        from .errors import CacheError
-
-        raise CacheError(_startup_error)
     value = getattr(_import_module(_LAZY[name], __name__), name)
     globals()[name] = value
     return value
@@ -105,7 +72,5 @@ def __dir__() -> list[str]:
     return sorted(set(globals()) | set(__all__))
 
 
-_install_logging(console=False)  # ir_bright's levels follow ir_datasets' logger
-if not _command_line_starting():
-    _setup()  # its INFO line reaches only logging the user configured: imports stay silent
-_install_logging()  # [INFO] lines and bars as ir_datasets' from here on
+_install_logging()  # levels follow ir_datasets' logger; [INFO] lines and bars as its own
+_when_imported(_HOSTS, _register, __name__)

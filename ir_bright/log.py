@@ -17,11 +17,14 @@ from __future__ import annotations
 
 import logging
 import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from .upstream import follow_levels
 
-__all__ = ["configure_command_line", "install", "progress", "quiet"]
+__all__ = ["configure_command_line", "console_muted", "install", "progress", "quiet"]
 
 NAME = "ir_bright"
 IR_DATASETS = "ir_datasets"
@@ -62,17 +65,32 @@ def _write(handler: logging.Handler, record: logging.LogRecord) -> None:
         handler.handleError(record)
 
 
+_muted = threading.local()  # muted.on: this thread's records stay off the console
+
+
 class _ConsoleWhenUnconfigured(logging.Handler):
     """Prints records as ir_datasets' console handler does, unless the user configured
-    logging (then the root logger's handlers show them)."""
+    logging (then the root logger's handlers show them) or the console is muted."""
 
     def __init__(self) -> None:
         super().__init__()
         self.setFormatter(logging.Formatter(FORMAT))
 
     def emit(self, record: logging.LogRecord) -> None:
-        if not logging.getLogger().handlers:
+        if not logging.getLogger().handlers and not getattr(_muted, "on", False):
             _write(self, record)
+
+
+@contextmanager
+def console_muted() -> Iterator[None]:
+    """Within it, this thread's records reach only the logging the user configured: for
+    what no notebook or script should show on stderr (the registration's line)."""
+    before = getattr(_muted, "on", False)
+    _muted.on = True
+    try:
+        yield
+    finally:
+        _muted.on = before
 
 
 class _CommandLineConsole(logging.Handler):
@@ -93,13 +111,12 @@ class _CommandLineConsole(logging.Handler):
         _write(self, record)
 
 
-def install(console: bool = True) -> logging.Logger:
-    """Make the ``ir_bright`` logger follow ir_datasets' level and, with ``console``, print
-    when logging is not configured (idempotent). The package installs the console after its
-    import-time registration, whose one line stays out of every notebook and ``-q`` run."""
+def install() -> logging.Logger:
+    """Make the ``ir_bright`` logger follow ir_datasets' level and print when logging is not
+    configured (idempotent)."""
     logger = logging.getLogger(NAME)
     follow_levels(logger, _FollowsIrDatasets)
-    if console and not any(isinstance(h, _ConsoleWhenUnconfigured) for h in logger.handlers):
+    if not any(isinstance(h, _ConsoleWhenUnconfigured) for h in logger.handlers):
         logger.addHandler(_ConsoleWhenUnconfigured())
     return logger
 

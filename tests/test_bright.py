@@ -246,6 +246,7 @@ def test_offline_without_the_file_fails_at_once_naming_it(bright, monkeypatch):
         list(ir_datasets.load("bright/pony").docs_iter())
     message = str(error.value)
     assert "pony.docs.parquet" in message and "ir-bright download" in message
+    assert "unset HF_HUB_OFFLINE" in message
     assert "\n" not in message
     assert bright.requests == []
 

@@ -197,10 +197,17 @@ def test_offline_a_downloaded_domain_needs_no_request_and_another_names_its_file
         list(ir_datasets.load("bright-pro/biology").docs_iter())
 
 
-def test_offline_without_a_cached_listing_names_the_listing(pro, hub, monkeypatch):
+def test_offline_without_a_cached_listing_names_the_listing(pro, hub, monkeypatch, capsys):
+    from ir_bright.cli import main
+
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     with pytest.raises(OfflineError, match="listing .*examples.json is not cached"):
         list(ir_datasets.load("bright-pro/biology").queries_iter())
+    assert main(["download", "bright-pro/biology"]) == 2
+    (line,) = capsys.readouterr().err.splitlines()
+    assert "bright-pro/biology are not all listed" in line and "HF_HUB_OFFLINE is set" in line
+    assert "unset HF_HUB_OFFLINE" in line
+    assert "ir-bright download" not in line.split(": error: ", 1)[1]
     assert not hub.requests
 
 

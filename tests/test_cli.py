@@ -123,7 +123,22 @@ def test_download_then_offline_runs_bm25_and_evaluate(bright, cli, monkeypatch, 
 
 def test_offline_without_download_is_a_one_line_error(bright, cli, monkeypatch):
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    assert_usage_error(cli, "bm25", "bright/pony", mentions="not cached")
+    line = assert_usage_error(cli, "bm25", "bright/pony", mentions="not cached")
+    assert "pony" in line and "unset HF_HUB_OFFLINE" in line
+
+
+def test_download_offline_says_to_unset_the_flag_not_to_download(bright, cli, monkeypatch):
+    """The advice leads somewhere: `ir-bright download` cannot be told to run itself."""
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    line = assert_usage_error(cli, "download", "bright/pony", mentions="7 file(s) are not cached")
+    assert "HF_HUB_OFFLINE is set" in line and "unset HF_HUB_OFFLINE" in line
+    assert "pony" in line and "ir-bright download" not in line.split(": error: ", 1)[1]
+    assert bright.requests == []
+    monkeypatch.delenv("HF_HUB_OFFLINE")
+    assert cli("download", "bright/pony")[0] == 0
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    status, out, _ = cli("download", "bright/pony")  # everything cached: nothing to forbid
+    assert status == 0 and "7 already cached" in out
 
 
 def test_download_unknown_id_names_close_matches(cli):

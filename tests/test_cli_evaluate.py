@@ -331,22 +331,67 @@ def test_a_gzip_bomb_and_an_oversized_run_exit_2_early(dataset, tmp_path, cli, m
     assert_one_line_error(*cli("evaluate", TEST_ID, big), r"big\.run: over 100 bytes of run text")
 
 
-def test_a_run_of_another_cached_domain_is_named(bright_hub, cli, tmp_path, caplog):
-    """Query ids 0, 1 are shared by the StackExchange-like domains; the documents are not."""
+def pony():
+    """A domain sharing biology's query id 0, with documents of its own."""
     from tests.fixtures import bright_hub as fixtures
 
-    def pony():
-        docs = {f"Pony/doc_{i}.txt": f"pony text {i}" for i in range(4)}
-        examples = [fixtures.example("0", "pony?", ["Pony/doc_1.txt"])]
-        return {"documents": docs, "examples": examples}
+    docs = {f"Pony/doc_{i}.txt": f"pony text {i}" for i in range(4)}
+    examples = [fixtures.example("0", "pony?", ["Pony/doc_1.txt"])]
+    return {"documents": docs, "examples": examples}
+
+
+@pytest.fixture
+def pony_cached(bright_hub, cli, tmp_path):
+    """Fixture biology and pony on the hub, pony downloaded; a run for pony."""
+    from tests.fixtures import bright_hub as fixtures
 
     bright_hub({"biology": fixtures.biology, "pony": pony})
-    pony_run = write_run(tmp_path / "pony.run", [("0", "Pony/doc_1.txt", 2.0)])
-    assert cli("evaluate", "bright/pony", pony_run)[0] == 0  # caches pony's files
-    cli("download", "bright/pony")
-    caplog.clear()
-    assert cli("evaluate", "bright/biology", pony_run)[0] == 0
-    assert "wrong dataset? the run seems to be for bright/pony" in caplog.text
+    assert cli("download", "bright/pony")[0] == 0
+    return write_run(tmp_path / "pony.run", [("0", "Pony/doc_1.txt", 2.0)])
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["evaluate", "bright/biology", "RUN"],
+        ["evaluate", "bright/biology", "RUN", "--stock"],
+        ["compare", "RUN", "RUN.copy", "-d", "bright/biology"],
+        ["report", "bright/biology=RUN", "-b", "bright", "-m", "nDCG@10"],
+    ],
+)
+def test_a_run_of_another_cached_domain_exits_2_naming_it(pony_cached, cli, command):
+    """Query ids 0, 1 are shared by the StackExchange-like domains; the documents are not.
+    biology's corpus is not cached: pony's judgements tell."""
+    copy = pony_cached.with_suffix(".copy")
+    copy.write_bytes(pony_cached.read_bytes())
+    paths = {"RUN": str(pony_cached), "RUN.copy": str(copy)}
+    argv = [paths.get(a, a).replace("=RUN", f"={pony_cached}") for a in command]
+    status, out, err = cli(*argv)
+    assert status == 2 and out == "", err
+    (line,) = err.splitlines()
+    assert line.startswith(f"ir-bright {command[0]}: error: ")
+    assert "so nothing was scored" in line
+    assert "the run seems to be for bright/pony" in line
+
+
+def test_a_run_none_of_whose_documents_is_in_the_cached_corpus_exits_2(pony_cached, cli):
+    cli("download", "bright/biology")
+    status, out, err = cli("evaluate", "bright/biology", pony_cached)
+    assert status == 2 and out == ""
+    assert "none of its documents (e.g. 'Pony/doc_1.txt') is in the corpus of bright/biology" in err
+    assert "the run seems to be for bright/pony" in err
+
+
+def test_a_run_of_corpus_documents_none_judged_scores_its_zero_with_a_warning(
+    pony_cached, cli, tmp_path, caplog
+):
+    """A bad run, not a wrong one: its document is biology's, merely not judged for query 1."""
+    cli("download", "bright/biology")
+    run = write_run(tmp_path / "bad.run", [("1", "insects_light/Phototaxis_5.txt", 1.0)])
+    status, out, _ = cli("evaluate", "bright/biology", run, "--format", "json")
+    assert status == 0
+    assert json_scores(out)[str(run)]["nDCG@10"] == 0.0
+    assert "none of its 1 ranked documents is judged or excluded" in caplog.text
 
 
 @pytest.mark.parametrize("name", ["with space.run", "with\ttab.run", "with\nnewline.run"])

@@ -1,5 +1,7 @@
-"""What starting costs: ``import ir_bright`` registers everything and loads nothing heavy, and
-the command's parsers (``--help``, usage errors) need neither ir_datasets nor the collections.
+"""What starting costs: ``import ir_bright`` loads nothing heavy, neither ir_datasets nor
+ir_measures, and registers everything with them as soon as one of them is imported, whichever
+import comes first and however the process was started; the command's parsers (``--help``,
+usage errors) need neither ir_datasets nor the collections.
 
 Each check runs a fresh interpreter: what a process has imported is only visible from inside
 one that imported nothing else before.
@@ -36,6 +38,62 @@ def test_import_loads_no_heavy_library_beyond_the_stock_imports():
     assert added == [], f"import ir_bright imports {added}: import them where they are used"
 
 
+REGISTERED = """
+import ir_bright, ir_datasets, ir_measures
+assert ir_bright.registry.is_ours("bright/pony"), "bright/pony is the core's"
+print(ir_measures.parse_measure("Official(nDCG@10)"))
+"""
+
+
+def test_import_imports_neither_ir_datasets_nor_ir_measures():
+    assert not {"ir_datasets", "ir_measures"} & loaded_after("import ir_bright")
+
+
+@pytest.mark.parametrize(
+    "first",
+    [
+        "import ir_bright, ir_datasets",
+        "import ir_datasets, ir_bright",
+        "import ir_bright, ir_measures",
+        "import ir_bright.registry",
+        "from ir_bright import evaluate",
+        "import ir_bright.scoring.provider",
+        "import pyterrier, ir_bright; pyterrier.get_dataset('irds:bright/pony')",
+    ],
+)
+def test_whichever_import_comes_first_the_datasets_and_measures_are_registered(first):
+    if first.startswith("import pyterrier"):
+        pytest.importorskip("pyterrier")
+    proc = subprocess.run(
+        [sys.executable, "-c", f"{first}\n{REGISTERED}"], capture_output=True, text=True
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "Official(nDCG@10)"
+
+
+def test_import_registers_the_same_way_whatever_the_command_line(tmp_path):
+    """A program named like the console script is a library user like any other."""
+    script = tmp_path / "ir-bright"
+    script.write_text(REGISTERED)
+    proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "Official(nDCG@10)"
+
+
+def test_registration_leaves_no_trace_on_the_import_system():
+    code = """
+import sys
+before = [type(f).__name__ for f in sys.meta_path]
+import ir_bright, ir_datasets
+assert [type(f).__name__ for f in sys.meta_path] == before, sys.meta_path
+for module in (ir_datasets, ir_bright.registry):
+    assert type(module.__loader__).__name__ == "SourceFileLoader", module.__loader__
+    assert module.__spec__.loader is module.__loader__
+"""
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+
+
 def test_import_still_registers_datasets_and_measures():
     code = """
 import ir_bright, ir_datasets, ir_measures
@@ -61,16 +119,17 @@ print(ir_bright.__version__)
     assert proc.stdout.strip()
 
 
-def test_replacing_the_core_entries_is_one_info_record_shown_where_logging_is_configured():
+@pytest.mark.parametrize(
+    "imports", ["import ir_datasets, ir_bright", "import ir_bright, ir_datasets"]
+)
+def test_replacing_the_core_entries_is_one_info_record_shown_where_logging_is_configured(imports):
     """Silent in a notebook or script (``python -m ir_measures`` with ir_bright imported prints
     what it prints without); one INFO record for logging the user set up before the import."""
-    quiet = subprocess.run(
-        [sys.executable, "-c", "import ir_datasets, ir_bright"], capture_output=True, text=True
-    )
+    quiet = subprocess.run([sys.executable, "-c", imports], capture_output=True, text=True)
     assert quiet.returncode == 0 and quiet.stderr == ""
     setup = "import logging; logging.basicConfig(level=logging.INFO, format='%(name)s|%(message)s')"
     shown = subprocess.run(
-        [sys.executable, "-c", f"{setup}\nimport ir_datasets, ir_bright"],
+        [sys.executable, "-c", f"{setup}\n{imports}"],
         capture_output=True,
         text=True,
     )

@@ -1,3 +1,4 @@
+# PYTHON_ARGCOMPLETE_OK (argcomplete's mark: the command completes itself in a shell)
 """The ``ir-bright`` command: a thin argparse front end over the package's modules.
 
 Each subcommand lives in its own module of this package exposing ``add_parser(subparsers)``;
@@ -14,6 +15,9 @@ ends in a traceback:
   traceback with ``-v``) and exit status 1;
 - a closed stdout (``ir-bright list | head -1``, ``ir-bright --help | head -1``) ends quietly
   with status 0, whenever the reader goes away.
+
+Shell completion is argcomplete's (the ``completion`` extra): it completes from these parsers,
+so every command, option and choice completes as ``--help`` lists it, in bash, zsh and fish.
 """
 
 from __future__ import annotations
@@ -23,9 +27,10 @@ import errno
 import importlib
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NoReturn
 
+from .._version import __version__
 from ..errors import IrBrightError
 
 SUBCOMMANDS = (
@@ -106,9 +111,45 @@ def one_of(names: Sequence[str], what: str) -> dict[str, Any]:
     }
 
 
+FORMATS = {
+    "table": "aligned columns, to read",
+    "text": "labelled lines, to read",
+    "markdown": "a Markdown table",
+    "latex": "a LaTeX tabular",
+    "csv": "comma-separated values, a header row first",
+    "tsv": "tab-separated values, a header row first",
+    "json": "JSON, every field",
+    "jsonl": "one JSON object per line",
+    "trec": "TREC qrels lines: query, iteration, doc, relevance",
+}
+"""What each ``--format`` value writes, the same in every command that offers it."""
+
+
+def described(meanings: Mapping[str, str], what: str, default: str | None = None) -> dict[str, Any]:
+    """``add_argument`` keywords for an option taking one of a few names, each explained in
+    the option's help (``meanings``: name -> what it means)."""
+    each = "; ".join(f"{name}: {meaning}" for name, meaning in meanings.items())
+    when = f" (default: {default})" if default is not None else ""
+    return {"choices": tuple(meanings), "default": default, "help": f"{what}{when}: {each}"}
+
+
+def output_format(
+    names: Sequence[str], default: str | None = None, what: str = "output format"
+) -> dict[str, Any]:
+    """``add_argument`` keywords for ``--format``: one of ``names``, each explained as
+    :data:`FORMATS` says."""
+    return described({name: FORMATS[name] for name in names}, what, default)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The top-level parser with every available subcommand."""
     parser = ArgumentParser(prog="ir-bright", description=DESCRIPTION)
+    parser.add_argument(
+        "--version",
+        action="version",
+        version=f"ir-bright {__version__}",
+        help="print the version and exit",
+    )
     _add_logging_options(parser)
     subparsers = parser.add_subparsers(
         dest="command", metavar="COMMAND", parser_class=ArgumentParser
@@ -152,12 +193,11 @@ def _flush_stdout() -> bool:
 
 
 def _main(argv: Sequence[str] | None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    _complete(parser)
+    args = parser.parse_args(argv)
     verbose = args.verbose + getattr(args, "verbose_after", 0)
     quiet = args.quiet or getattr(args, "quiet_after", False)
-    from ..log import configure_command_line
-
-    configure_command_line(verbose, quiet)
     if not getattr(args, "func", None):
         print(
             f"ir-bright: error: no command given: choose one of {', '.join(SUBCOMMANDS)} "
@@ -165,7 +205,7 @@ def _main(argv: Sequence[str] | None) -> int:
             file=sys.stderr,
         )
         return USAGE_ERROR
-    startup = _setup(verbose)
+    startup = _setup(verbose, quiet)
     if startup is not None:
         print(f"ir-bright: error: {startup}", file=sys.stderr)
         return USAGE_ERROR
@@ -185,22 +225,47 @@ def _main(argv: Sequence[str] | None) -> int:
         return _internal_error(prog, exc, verbose)
 
 
-def _setup(verbose: int) -> str | None:
-    """Register the datasets and measures (``import ir_bright`` leaves it to the command);
-    why that failed, or None. The line saying which core entries were replaced is for
-    library users: the command shows it with ``-v``."""
+def _complete(parser: argparse.ArgumentParser) -> None:
+    """Answer the shell's completion request and exit, when the shell asks (it sets
+    ``_ARGCOMPLETE``) and argcomplete is installed; nothing otherwise."""
+    if "_ARGCOMPLETE" not in os.environ:
+        return
+    try:
+        import argcomplete
+    except ModuleNotFoundError:
+        return
+    argcomplete.autocomplete(parser)
+
+
+def _setup(verbose: int, quiet: bool) -> str | None:
+    """The command's logging, then the registration of the datasets and measures (importing
+    ir_datasets, as the logging's set-up does, triggers it); why that failed, or None. The
+    line saying which core entries were replaced is for library users: the command shows it
+    with ``-v``."""
     import logging
 
-    from .. import _setup as setup
+    from ..log import configure_command_line
 
     registry = logging.getLogger("ir_bright.registry")
     level = registry.level
     if not verbose:
         registry.setLevel(logging.WARNING)
     try:
-        return setup()
+        configure_command_line(verbose, quiet)
+        from ..registry import register
+
+        register()
+    except OSError as exc:
+        if exc.filename is None:
+            raise
+        home = os.environ.get("IR_DATASETS_HOME") or "~/.ir_datasets"
+        return (
+            f"cannot use {home} as the ir_datasets home: creating {exc.filename} failed "
+            f"({exc.strerror or exc}); set IR_DATASETS_HOME to a folder you may write"
+        )
     finally:
         registry.setLevel(level)
+    return None
 
 
 def _one_line(text: object) -> str:

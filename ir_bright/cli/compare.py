@@ -9,7 +9,7 @@ from typing import Any
 
 from ..results.settings import SETTING_HELP
 from ..results.tables import FORMATS
-from . import add_subcommand, one_of
+from . import add_subcommand, described, one_of, output_format
 
 EPILOG = """For each dataset, measure and system: the means, their difference with a 95% paired
 bootstrap interval, the two-sided paired t-test and Wilcoxon signed-rank p-values over the
@@ -60,13 +60,15 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         metavar="MEASURE",
         help="measure (repeatable); default: the benchmark's or dataset's official one",
     )
-    parser.add_argument("--test", choices=tuple(TESTS), default="t", help="test corrected")
-    parser.add_argument("--correction", choices=tuple(CORRECTIONS), default="holm")
+    parser.add_argument("--test", **described(TESTS, "the test whose p-values are corrected", "t"))
+    parser.add_argument(
+        "--correction", **described(CORRECTIONS, "the multiple-comparison correction", "holm")
+    )
     parser.add_argument("--alpha", type=float, default=0.05, help="significance level marked")
     parser.add_argument("--samples", type=int, default=SAMPLES, help="bootstrap resamples")
     parser.add_argument("--seed", type=int, default=SEED, help="bootstrap seed")
     parser.add_argument("--confidence", type=float, default=CONFIDENCE, help="interval level")
-    parser.add_argument("--format", choices=FORMATS, default="markdown")
+    parser.add_argument("--format", **output_format(FORMATS, "markdown"))
     parser.add_argument("--plot", metavar="FILE.png", help="also draw the differences")
     parser.add_argument(
         "--setting", action="append", default=[], metavar="[SYSTEM=]SETTING", help=SETTING_HELP

@@ -41,12 +41,21 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 def run(args: argparse.Namespace) -> int:
     """Fetch (or, with --dry-run, list) every file not cached yet; print the summary."""
     from .. import catalog, hub
+    from ..errors import OfflineError
 
-    files, missing = catalog.plan_download(args.ids)
+    try:
+        files, missing = catalog.plan_download(args.ids)
+    except OfflineError:  # a folder's listing, needed to know which files it holds
+        if not hub.offline():
+            raise
+        listed = f"the files of {', '.join(args.ids)} are not all listed in the cache yet"
+        raise _offline(listed) from None
     if args.dry_run:
         for file in missing:
             sys.stdout.write(f"{file.url}\t{file.size if file.size is not None else '?'}\n")
         return 0
+    if missing and hub.offline():
+        raise _offline(f"{len(missing)} file(s) are not cached (e.g. {missing[0].local_path})")
     fetched, fetched_bytes = catalog.fetch(missing)
     verified = {
         "pins": "verified (pinned size and md5, else the hub's sha256)",
@@ -59,3 +68,14 @@ def run(args: argparse.Namespace) -> int:
         f"{hub.cache_home()}\n"
     )
     return 0
+
+
+def _offline(what: str) -> Exception:
+    """The refusal to download ``what`` under ``HF_HUB_OFFLINE``: the flag is what to change
+    (the other commands' advice, to download ahead, would send the user back here)."""
+    from ..errors import OfflineError
+
+    return OfflineError(
+        f"{what} and HF_HUB_OFFLINE is set, which forbids downloading: unset HF_HUB_OFFLINE "
+        "(or set it to 0) and run the download again"
+    )

@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
-from . import add_subcommand
+from . import add_subcommand, output_format
 
 if TYPE_CHECKING:
     from ..scoring import Scorer
@@ -40,7 +40,9 @@ Every measure is computed under the official protocol: each query's excluded doc
 removed from its ranking and the ranking is cut to its 1,000 best before scoring, so the
 numbers match the benchmark's own scripts (stock trec_eval scores lower on aops, leetcode and
 theoremqa-questions). Queries missing from a run count as 0. A run file repeating a
-(query, doc) pair is refused, as trec_eval refuses it.
+(query, doc) pair is refused, as trec_eval refuses it. A run that scores nothing, none of its
+queries being the dataset's or none of its documents the corpus's, is refused with exit status
+2, naming the dataset it seems to be for.
 
 examples:
   ir-bright evaluate bright/aops bm25.run
@@ -90,7 +92,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         help="also score each measure as stock ir_measures / trec_eval do (excluded documents "
         "kept in the ranking), in a column stock:<measure> beside the official one",
     )
-    parser.add_argument("--format", choices=FORMATS, default="table", help="output format")
+    parser.add_argument("--format", **output_format(FORMATS, "table"))
     parser.add_argument(
         "-o",
         "--output",

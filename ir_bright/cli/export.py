@@ -8,7 +8,7 @@ from typing import Any
 
 from ..errors import IrBrightError
 from ..upstream import irds_exporters
-from . import add_subcommand
+from . import add_subcommand, described, output_format
 
 EPILOG = """examples:
   ir-bright export bright/biology queries                  tsv: query_id, text, ...
@@ -20,6 +20,11 @@ formats, here also for the ids ir_bright registers."""
 
 FORMATS = {"docs": ("tsv", "jsonl"), "queries": ("tsv", "jsonl"), "qrels": ("trec", "tsv", "jsonl")}
 TREC_QRELS_COLUMNS = ("query_id", "iteration", "doc_id")
+ENTITIES = {
+    "docs": "the corpus",
+    "queries": "the queries with every field",
+    "qrels": "the judgements, excluded documents at -100",
+}
 
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
@@ -33,11 +38,13 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         epilog=EPILOG,
     )
     parser.add_argument("id", metavar="ID", help="a dataset id (see `ir-bright list`)")
-    parser.add_argument("entity", choices=tuple(FORMATS), help="what to export")
+    parser.add_argument("entity", **described(ENTITIES, "what to export"))
     parser.add_argument(
         "--format",
-        choices=("tsv", "jsonl", "trec"),
-        help="tsv or jsonl (docs, queries); trec (default), tsv or jsonl (qrels)",
+        **output_format(
+            ("tsv", "jsonl", "trec"),
+            what="tsv or jsonl (docs, queries); trec (default), tsv or jsonl (qrels)",
+        ),
     )
     parser.add_argument("--fields", nargs="+", help="only these fields, in this order")
     return parser

@@ -7,7 +7,22 @@ import argparse
 from typing import Any
 
 from ..errors import IrBrightError
-from . import add_subcommand
+from . import add_subcommand, described
+
+METHOD_MEANINGS = {
+    "rrf": "reciprocal rank fusion, the sum of 1 / (--rrf-k + rank)",
+    "combsum": "the sum of the normalised scores",
+    "combmnz": "that sum times the number of runs ranking the document",
+    "wsum": "the sum of the normalised scores times each run's --weights",
+}
+NORM_MEANINGS = {
+    "none": "the scores as they are",
+    "min-max": "(s - min) / (max - min)",
+    "max": "s / max",
+    "sum": "(s - min) / sum(s - min)",
+    "zmuv": "(s - mean) / standard deviation",
+    "z-score": "the same as zmuv",
+}
 
 EPILOG = """\
 The fused run keeps the first run's queries and is written in TREC format, each query's
@@ -37,11 +52,15 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         epilog=EPILOG,
     )
     parser.add_argument("runs", metavar="RUN", nargs="+", help="TREC run files (two or more)")
-    parser.add_argument("--method", choices=METHODS, default="rrf", help="default: rrf")
+    parser.add_argument(
+        "--method", **described({m: METHOD_MEANINGS[m] for m in METHODS}, "fusion method", "rrf")
+    )
     parser.add_argument(
         "--norm",
-        choices=NORMS + ("z-score",),
-        help="per-query score normalisation (default: none for rrf, min-max otherwise)",
+        **described(
+            {n: NORM_MEANINGS[n] for n in (*NORMS, "z-score")},
+            "per-query score normalisation (default: none for rrf, min-max otherwise)",
+        ),
     )
     parser.add_argument("--weights", metavar="W1,W2,...", help="one weight per run (wsum)")
     parser.add_argument("--rrf-k", type=int, default=RRF_K, help=f"RRF's k (default {RRF_K})")

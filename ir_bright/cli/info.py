@@ -7,7 +7,7 @@ import json
 import sys
 from typing import Any
 
-from . import add_subcommand
+from . import add_subcommand, output_format
 
 EPILOG = """examples:
   ir-bright info bright/biology
@@ -27,7 +27,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         epilog=EPILOG,
     )
     parser.add_argument("id", metavar="ID", help="a dataset id (see `ir-bright list`)")
-    parser.add_argument("--format", choices=("text", "json"), default="text")
+    parser.add_argument("--format", **output_format(("text", "json"), "text"))
     return parser
 
 

@@ -7,7 +7,7 @@ import json
 import sys
 from typing import Any
 
-from . import add_subcommand
+from . import add_subcommand, output_format
 
 EPILOG = """examples:
   ir-bright list                      every ir_bright id
@@ -30,7 +30,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         epilog=EPILOG,
     )
     parser.add_argument("pattern", nargs="?", help="a substring or glob (* ? [...]) of the ids")
-    parser.add_argument("--format", choices=("table", "tsv", "json"), default="table")
+    parser.add_argument("--format", **output_format(("table", "tsv", "json"), "table"))
     return parser
 
 

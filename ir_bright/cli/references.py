@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import Any
 
-from . import add_subcommand, one_of
+from . import add_subcommand, one_of, output_format
 
 FORMATS = ("markdown", "csv", "json")
 EPILOG = """Each row: its benchmark and name (what `report --reference NAME` and `--check NAME`
@@ -39,7 +39,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument(
         "--benchmark", "-b", **one_of(reference_benchmarks(), "only this benchmark's rows")
     )
-    parser.add_argument("--format", choices=FORMATS, default="markdown")
+    parser.add_argument("--format", **output_format(FORMATS, "markdown"))
     return parser
 
 

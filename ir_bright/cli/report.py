@@ -9,7 +9,7 @@ from typing import Any
 
 from ..results.settings import SETTING_HELP
 from ..results.tables import FORMATS
-from . import add_subcommand
+from . import add_subcommand, output_format
 
 EPILOG = """run files are found by name: the dataset id with each / written __, plus .trec, .run,
 .txt, .tsv or .res (optionally .gz), e.g. bright__biology.trec, bright__pony-long.run.gz,
@@ -62,7 +62,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         metavar="NAME",
         help=f"one of {', '.join(benchmark_names())}; default: the one the run files belong to",
     )
-    parser.add_argument("--format", choices=FORMATS, default="markdown")
+    parser.add_argument("--format", **output_format(FORMATS, "markdown"))
     parser.add_argument(
         "-m", "--measure", help="another measure than the benchmark's headline, e.g. R@100"
     )

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from ..errors import CacheError, DownloadError
+from ..errors import CacheError, DownloadError, OfflineError
 
 __all__ = [
     "DEFAULT_ENDPOINT",
@@ -35,6 +35,7 @@ __all__ = [
     "http_settings",
     "make_folder",
     "offline",
+    "offline_refusal",
     "redact",
     "revision",
     "token",
@@ -108,6 +109,17 @@ def _flag(name: str, default: bool) -> bool:
 def offline() -> bool:
     """True when ``HF_HUB_OFFLINE`` forbids network access."""
     return _flag("HF_HUB_OFFLINE", False)
+
+
+def offline_refusal(what: str, url: str) -> OfflineError:
+    """The error for ``what`` (a file or listing, named by its local path), not cached while
+    ``HF_HUB_OFFLINE`` forbids fetching it from ``url``: the flag to unset, or how to fetch it
+    ahead elsewhere."""
+    return OfflineError(
+        f"{what} is not cached and HF_HUB_OFFLINE is set, which forbids fetching it: unset "
+        f"HF_HUB_OFFLINE (or set it to 0) to fetch it from {redact(url)}, or fetch it ahead where "
+        "the network is reachable (`ir-bright download <dataset id>`) and copy it there"
+    )
 
 
 def verification_mode() -> str:

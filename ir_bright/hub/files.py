@@ -28,10 +28,18 @@ from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 from urllib.parse import quote
 
-from ..errors import OfflineError
 from ..store.derived import file_lock, refuse_symlink
 from . import transfer
-from .config import cache_home, endpoint, make_folder, offline, redact, revision, verification_mode
+from .config import (
+    cache_home,
+    endpoint,
+    make_folder,
+    offline,
+    offline_refusal,
+    redact,
+    revision,
+    verification_mode,
+)
 from .provenance import file_provenance, watch
 
 __all__ = ["OWN_FOLDER", "HubFile", "HubFileLike", "catalogue"]
@@ -171,10 +179,7 @@ class HubFile:
         if found is not None:
             return found, 0
         if offline():
-            raise OfflineError(
-                f"{self.local_path} is not cached and HF_HUB_OFFLINE is set: fetch it ahead "
-                f"(ir-bright download ...) on a machine with network, or copy {self.url} there"
-            )
+            raise offline_refusal(str(self.local_path), self.url)
         target = self._own_path()
         make_folder(target.parent)
         with file_lock(target):

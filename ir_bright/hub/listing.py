@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from ..errors import CacheError, DownloadError, OfflineError
+from ..errors import CacheError, DownloadError
 from ..reading import parse_json, read_json
 from ..store.derived import file_lock, refuse_symlink, replaced_atomically
 from .config import (
@@ -31,6 +31,7 @@ from .config import (
     http_settings,
     make_folder,
     offline,
+    offline_refusal,
     redact,
     revision,
 )
@@ -91,10 +92,7 @@ def list_folder(repo: str, revision_: str, folder: str, cache: Path) -> list[Lis
     rev = revision(repo, revision_)
     url = f"{endpoint()}/api/datasets/{repo}/tree/{quote(rev, safe='')}/" + quote(folder.strip("/"))
     if offline():
-        raise OfflineError(
-            f"the listing {cache} is not cached and HF_HUB_OFFLINE is set: fetch it ahead "
-            f"(ir-bright download ...) on a machine with network ({redact(url)})"
-        )
+        raise offline_refusal(f"the listing {cache}", url)
     make_folder(cache.parent)
     with file_lock(cache):
         if not cache.is_file():

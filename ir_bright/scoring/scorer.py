@@ -9,8 +9,10 @@ and keyed by the wrapped measure's name (``"nDCG@10"``). Like ir_measures, queri
 missing from the run count as 0; a run missing some gets a warning with the count, and a run
 whose queries are mostly unknown to the dataset's qrels, while it misses most of the scored
 queries, is refused (probably the wrong dataset). A run
-none of whose documents is judged for its query gets a warning too: its queries are the
-dataset's but its documents probably another corpus's (``bright/x-long`` against ``bright/x``).
+none of whose documents is judged for its query is refused when its documents are not the
+corpus's (:func:`~ir_bright.scoring.diagnosis.unjudged_run`: its queries are the dataset's but
+its documents another corpus's, ``bright/x-long`` against ``bright/x``, or another domain's),
+and gets a warning otherwise.
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ from ..runs import (
     scored_docs,
     streamable,
 )
-from .diagnosis import SAMPLE_PAIRS, likely_dataset
+from .diagnosis import SAMPLE_PAIRS, likely_dataset, unjudged_run, wrong_dataset
 from .evaluator import OfficialEvaluator, RunParts
 from .official import Official
 from .parsing import parse_measures
@@ -244,13 +246,10 @@ class _RunSummary:
                 scorer.label,
             )
         if not self.overlap and self.ranked_docs:
-            logger.warning(
-                "%s: none of its %d ranked documents is judged or excluded for its query in %s: %s",
-                name,
-                self.ranked_docs,
-                scorer.label,
-                self._wrong_dataset(),
-            )
+            refused, why = unjudged_run(scorer.dataset, scorer.label, self.sample, self.ranked_docs)
+            if refused:
+                raise RunFormatError(f"{name}: {why}")
+            logger.warning("%s: %s", name, why)
         missing = len(scored) - covered
         if missing:
             logger.warning(
@@ -264,11 +263,7 @@ class _RunSummary:
 
     def _wrong_dataset(self) -> str:
         """The likely cause: the cached dataset the run's pairs are judged in, if one is."""
-        given = self.scorer.label
-        home = likely_dataset(self.sample, given)
-        if home is not None:
-            return f"wrong dataset? the run seems to be for {home} (its judgements match)"
-        return "wrong dataset? (or another corpus: short or -long documents)"
+        return wrong_dataset(likely_dataset(self.sample, self.scorer.label))
 
     def _missing_rule(self) -> str:
         """How the measures treat a query the run does not rank: as 0 (a measure's
