@@ -50,7 +50,9 @@ def installed_package(tree: Path) -> Path:
     package = Path(ir_bright.__file__).resolve().parent
     check(tree not in package.parents, f"ir_bright is imported from the source tree: {package}")
     check((package / "py.typed").is_file(), "the wheel has no py.typed")
-    check((package / "etc" / "bright.json").is_file(), "the wheel has no etc/*.json")
+    declared = {path.stem for path in (package / "families").glob("*.json")}
+    check({"bright", "r2med", "tempo"} <= declared, f"the wheel declares families {declared}")
+    check((package / "bm25" / "lucene_emoji.json").is_file(), "the wheel has no bm25/*.json")
     return package
 
 
