@@ -1,12 +1,14 @@
-"""ir_bright: BRIGHT, MM-BRIGHT and BRIGHT-Pro in ir_datasets, scored by the official protocol.
+"""ir_bright: BRIGHT and the reasoning-intensive retrieval benchmarks beside it in ir_datasets,
+scored by the official protocol.
 
-``import ir_bright`` registers every ``bright/...``, ``mm-bright/...`` and ``bright-pro/...``
-dataset with ir_datasets (replacing the core's defective ``bright/*`` entries: one INFO record
-of the ``ir_bright.registry`` logger says so, shown where the user configured logging) and the
+``import ir_bright`` registers the datasets of every benchmark family it declares
+(:mod:`ir_bright.families`: ``bright/...``, ``mm-bright/...``, ``r2med/...``, ...) with
+ir_datasets (replacing the core's defective ``bright/*`` entries: one INFO record of the
+``ir_bright.registry`` logger says so, shown where the user configured logging) and the
 ``Official(...)`` measure with ir_measures: at once when either is imported already, else right
 after the first of them is imported (:mod:`ir_bright.when_imported`), in every process alike.
 So a process that imports neither, as ``ir-bright --help``, does not pay for them. It loads
-nothing heavy and builds no dataset: the ids come from the data files, a collection's datasets
+nothing heavy and builds no dataset: the ids come from the data files, a family's datasets
 are built when one is first used (:mod:`ir_bright.registry`), and pyarrow, NumPy, pandas and
 the plotting and statistics libraries are imported by the calls that use them.
 """

@@ -47,9 +47,9 @@ SUBCOMMANDS = (
     "references",
 )
 DESCRIPTION = (
-    "BRIGHT, MM-BRIGHT and BRIGHT-Pro for ir_datasets: list, download, describe and export the "
-    "datasets, score runs under the official protocol, run the BM25 baseline, make reranking "
-    "candidates and fused runs, and make the papers' tables and paired comparisons."
+    "{families} for ir_datasets: list, download, describe and export the datasets, score runs "
+    "under the official protocol, run the BM25 baseline, make reranking candidates and fused "
+    "runs, and make the papers' tables and paired comparisons."
 )
 USAGE_ERROR = 2
 INTERNAL_ERROR = 1
@@ -143,7 +143,11 @@ def output_format(
 
 def build_parser() -> argparse.ArgumentParser:
     """The top-level parser with every available subcommand."""
-    parser = ArgumentParser(prog="ir-bright", description=DESCRIPTION)
+    from ..families import families
+
+    names = [family.collection["pretty_name"] for family in families()]
+    served = ", ".join(names[:-1]) + " and " + names[-1] if len(names) > 1 else names[0]
+    parser = ArgumentParser(prog="ir-bright", description=DESCRIPTION.format(families=served))
     parser.add_argument(
         "--version",
         action="version",

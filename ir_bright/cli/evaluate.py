@@ -61,7 +61,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         run,
         "evaluate",
         help="score TREC run files under the official protocol",
-        description="Score TREC run files on a BRIGHT or MM-BRIGHT dataset under the\n"
+        description="Score TREC run files on an ir_bright dataset under the\n"
         "official protocol: one row per run, one column per measure.",
         epilog=EPILOG,
     )

@@ -43,7 +43,7 @@ __all__ = ["NAME", "Official", "parse_measure"]
 
 class Official(Measure):
     """
-    ``Official(measure)``: ``measure`` under the official BRIGHT / MM-BRIGHT protocol.
+    ``Official(measure)``: ``measure`` under the benchmarks' official protocol.
 
     Documents judged below 0 for a query are dropped from its ranking, the ranking is cut to
     its 1,000 best (score descending, ties by doc id descending, as trec_eval orders them),

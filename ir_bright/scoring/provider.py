@@ -22,7 +22,7 @@ __all__ = ["PROVIDER", "OfficialProvider", "register"]
 
 class OfficialProvider(Provider):
     """
-    Official BRIGHT / MM-BRIGHT protocol
+    The benchmarks' official protocol
 
     Provides :class:`Official` measures by delegating the inner measure to the other providers
     of ir_measures' default pipeline, after dropping excluded documents and cutting to 1,000.
