@@ -12,6 +12,7 @@ from functools import cache
 from typing import Any
 
 from . import registry
+from .bm25.params import DEFAULT_PARAMS
 from .errors import require
 from .scoring.scorer import _drop, excluded_docs
 from .upstream import irds_dataset_class
@@ -139,19 +140,19 @@ def provided_dataset(dataset_id: str) -> Any:
 
 def bm25_transformer(
     dataset: Any,
-    k1: float = 0.9,
-    b: float = 0.4,
+    k1: float = DEFAULT_PARAMS.k1,
+    b: float = DEFAULT_PARAMS.b,
     query_side: bool | None = None,
-    num_results: int | None = None,
+    depth: int | None = None,
 ) -> Any:
     """The BM25 baseline as a ``pt.Transformer``: topics (``qid``, ``query``) in, results
     (``qid``, ``query``, ``docno``, ``score``, ``rank``) out, over ``dataset``'s corpus, each
     query's excluded documents removed before the cut (the index is built or loaded on first
     use, as by ``ir-bright bm25``). ``dataset`` is an id, an ir_datasets dataset or a
-    PyTerrier one; ``query_side`` and ``num_results`` left None are those of the family's
+    PyTerrier one; ``query_side`` and ``depth`` left None are those of the family's
     official BM25, as ``ir-bright bm25``'s defaults; an empty topics frame (PyTerrier's
     validation call) gives an empty result without loading the index."""
-    return _bm25_class()(dataset, k1, b, query_side, num_results)
+    return _bm25_class()(dataset, k1, b, query_side, depth)
 
 
 @cache
@@ -169,13 +170,13 @@ def _bm25_class() -> type:
             k1: float,
             b: float,
             query_side: bool | None,
-            num_results: int | None,
+            depth: int | None,
         ) -> None:
             super().__init__()
             self.dataset = registry.load(dataset)
             self.k1, self.b = k1, b
             self.query_side = query_side
-            self.num_results = num_results
+            self.depth = depth
             self._index: Any = None
             self._excluded: Mapping[str, AbstractSet[str]] | None = None
             self._mode: Any = None
@@ -191,7 +192,7 @@ def _bm25_class() -> type:
             if self._index is None or self._excluded is None:
                 self._index = bm25.index_for(self.dataset, bm25.BM25Params(self.k1, self.b))
                 self._excluded = bm25.excluded_ids(self.dataset)
-                self._mode = bm25.official_mode(self.dataset, self.query_side, self.num_results)
+                self._mode = bm25.official_mode(self.dataset, self.query_side, self.depth)
             index, excluded_ids, mode = self._index, self._excluded, self._mode
             rows = []
             for qid, query in zip(inp["qid"].astype(str), inp["query"]):

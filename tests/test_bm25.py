@@ -150,7 +150,7 @@ def test_analysis_leaves_words_of_two_letters_unstemmed_as_lucene_porter():
 
 
 def test_lucene_stop_words_are_the_33_english_ones():
-    assert bm25.LUCENE_STOP_WORDS == STOP
+    assert bm25.STOP_WORDS == STOP
 
 
 @pytest.mark.parametrize("query_side", [False, True], ids=["bag-of-words", "query-side"])

@@ -105,7 +105,7 @@ def test_the_bm25_transformer_by_default_is_the_papers_query_side_bm25(bright):
 
     topics = pt.get_dataset("bright:aops").get_topics()
     default = bm25_transformer("bright/aops").transform(topics)
-    paper = bm25_transformer("bright/aops", query_side=True, num_results=1000).transform(topics)
+    paper = bm25_transformer("bright/aops", query_side=True, depth=1000).transform(topics)
     bag_of_words = bm25_transformer("bright/aops", query_side=False).transform(topics)
     assert default.equals(paper)
     assert not default["score"].equals(bag_of_words["score"])

@@ -41,7 +41,7 @@ from ..errors import CacheError
 from ..reading import read_json
 from ..store import derived
 from .analysis import ANALYSIS, analyze
-from .params import DEFAULT_K, DEFAULT_PARAMS, BM25Params, check_mode
+from .params import DEFAULT_PARAMS, BM25Params, check_mode
 from .topk import top_rows
 from .weights import DocumentWeights
 
@@ -251,19 +251,19 @@ class BM25Index:
     def search(
         self,
         text: str | None,
-        k: int = DEFAULT_K,
+        depth: int,
         excluded: np.ndarray | None = None,
         query_side: bool = False,
     ) -> list[tuple[str, float]]:
-        """The ``k`` best (doc id, score) for ``text``, excluded rows removed before the cut;
+        """The ``depth`` best (doc id, score) for ``text``, excluded rows removed before the cut;
         a doc id the corpus holds on several rows is ranked once, by its first row."""
         scores = self._scores(analyze(text), query_side)
         if len(self._repeats):
             excluded = self._repeats if excluded is None else np.union1d(excluded, self._repeats)
         if self.params.lucene_norms:  # as Pyserini: matching documents only, ties by doc id
-            rows = top_rows(scores, k, excluded, self.id_order, fill=False, overwrite=True)
+            rows = top_rows(scores, depth, excluded, self.id_order, fill=False, overwrite=True)
         else:  # as the paper's code: a sort of the whole corpus, ties in corpus order
-            rows = top_rows(scores, k, excluded, overwrite=True)
+            rows = top_rows(scores, depth, excluded, overwrite=True)
         ids = self.doc_ids.take(_arrow_rows(rows)).to_pylist()
         return list(zip(ids, scores[rows].tolist()))
 

@@ -6,10 +6,8 @@ import math
 from typing import Any, NamedTuple
 
 from ..errors import IrBrightError
-from .analysis import ANALYSIS
 
 __all__ = [
-    "DEFAULT_K",
     "DEFAULT_PARAMS",
     "RUN_TAG",
     "BM25Params",
@@ -18,10 +16,6 @@ __all__ = [
     "check_mode",
     "official_mode",
 ]
-
-DEFAULT_K = 1000
-"""The ranking depth of a dataset no family declares: each query's ranking is cut to its 1,000
-best, the official protocol's depth (a family's declaration gives its own)."""
 
 RUN_TAG = "ir_bright-bm25"
 
@@ -40,6 +34,8 @@ class BM25Params(NamedTuple):
 
         k1 and b are written as ``repr`` of the float, the shortest text that reads back as
         the same float: two values that differ in their last bit never share an index."""
+        from .analysis import ANALYSIS
+
         k1, b = (repr(float(value) + 0.0) for value in (self.k1, self.b))
         return f"{ANALYSIS}-k1={k1}-b={b}" + ("-lucene" if self.lucene_norms else "")
 
@@ -64,11 +60,11 @@ class BM25Params(NamedTuple):
 DEFAULT_PARAMS = BM25Params()
 
 
-def check_depth(k: int, name: str = "the ranking depth") -> int:
-    """``k``, or an error when it is below 1."""
-    if k < 1:
-        raise IrBrightError(f"{name} must be at least 1, not {k}")
-    return k
+def check_depth(depth: int, name: str = "the ranking depth") -> int:
+    """``depth``, or an error when it is below 1."""
+    if depth < 1:
+        raise IrBrightError(f"{name} must be at least 1, not {depth}")
+    return depth
 
 
 class Mode(NamedTuple):
@@ -88,14 +84,15 @@ def official_mode(
     """The weighting and depth asked for, the official BM25 of the dataset's family where left
     None (:class:`~ir_bright.families.Protocol`: the BRIGHT paper's query-side weighting and
     its family's run depth); a dataset no family declares gets bag-of-words weighting and
-    :data:`DEFAULT_K`. Lucene's norms are Pyserini's bag of words, never query-side."""
-    from ..families import protocol_of
+    the official protocol's depth. Lucene's norms are Pyserini's bag of words, never
+    query-side."""
+    from ..families import OFFICIAL_DEPTH, protocol_of
 
     protocol = protocol_of(dataset)
     if query_side is None:
         query_side = protocol is not None and protocol.query_side and not lucene_norms
     if depth is None:
-        depth = protocol.depth if protocol is not None else DEFAULT_K
+        depth = protocol.depth if protocol is not None else OFFICIAL_DEPTH
     check_mode(query_side, lucene_norms)
     return Mode(bool(query_side), check_depth(depth))
 

@@ -2,9 +2,9 @@
 
 By default a run is its family's official BM25 (:func:`~.params.official_mode`: the BRIGHT
 paper's query-side weighting, the family's depth). Each query's excluded documents (qrels
-below 0) are removed *before* the ranking is cut to ``k``, as the official protocol does
+below 0) are removed *before* the ranking is cut to ``depth``, as the official protocol does
 (xlang-ai/BRIGHT ``retrievers.py``, ``retrieval_bm25``, at commit d99e839). Like that code,
-which ranks the whole corpus, a ranking with fewer than ``k`` matching documents is filled up
+which ranks the whole corpus, a ranking with fewer than ``depth`` matching documents is filled up
 with zero-score documents in corpus order; ties are broken by corpus order (by doc id with
 Lucene's norms, as Pyserini).
 """
@@ -35,23 +35,23 @@ def retrieve(
     dataset: Any,
     params: BM25Params = DEFAULT_PARAMS,
     query_side: bool | None = None,
-    k: int | None = None,
+    depth: int | None = None,
     progress: bool = True,
     queries: Sequence[tuple[str, str]] | None = None,
 ) -> Iterator[RankedDoc]:
     """Run the baseline on every query of ``dataset`` (an id or dataset object); a
-    ``query_side`` or ``k`` left None is the family's official BM25's."""
+    ``query_side`` or ``depth`` left None is the family's official BM25's."""
     from .. import registry
     from ..log import progress as bar_of
 
     dataset = registry.load(dataset)
-    query_side, k = official_mode(dataset, query_side, k, params.lucene_norms)
+    query_side, depth = official_mode(dataset, query_side, depth, params.lucene_norms)
     queries = list(queries) if queries is not None else query_texts(dataset)
     excluded = excluded_ids(dataset)
     index = index_for(dataset, params, progress=progress)
     for query_id, text in bar_of(progress, iterable=queries, unit="query", desc="BM25 retrieval"):
         rows = index.rows_of(excluded.get(query_id, ()))
         for rank, (doc_id, score) in enumerate(
-            index.search(text, k, rows, query_side=query_side), start=1
+            index.search(text, depth, rows, query_side=query_side), start=1
         ):
             yield RankedDoc(query_id, doc_id, rank, score)

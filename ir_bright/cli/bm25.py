@@ -25,10 +25,10 @@ By default the run is the official BM25 of the dataset's family, the leaderboard
 same BM25 formula as documents (--query-side), ranked as deep as the family's official runs
 (`ir-bright info ID` shows the protocol). Analysis: Lucene's English analysis exactly as
 Pyserini's default analyzer (StandardTokenizer, possessives, lower case, 33 stop words,
-Lucene's Porter stemmer), without Java; Lucene's BM25 with k1=0.9, b=0.4. --no-query-side:
-each query term counts as often as it occurs. --lucene-norms: Pyserini's own scores
-(Pyserini's 2CR "BM25 (bag of words)"). The index is cached next to the corpus and reused;
-each query's excluded documents are removed before the ranking is cut to --depth."""
+Lucene's Porter stemmer), without Java; Lucene's BM25 with the paper's k1 and b.
+--no-query-side: each query term counts as often as it occurs. --lucene-norms: Pyserini's own
+scores (Pyserini's 2CR "BM25 (bag of words)"). The index is cached next to the corpus and
+reused; each query's excluded documents are removed before the ranking is cut to --depth."""
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
@@ -43,8 +43,11 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     )
     parser.add_argument("id", metavar="ID", help="a dataset id (see `ir-bright list`)")
     parser.add_argument("-o", "--output", metavar="RUN", help="the run file (default: stdout)")
-    parser.add_argument("--k1", type=float, default=0.9, help="BM25 k1 (default 0.9)")
-    parser.add_argument("--b", type=float, default=0.4, help="BM25 b (default 0.4)")
+    from ..bm25.params import DEFAULT_PARAMS
+
+    k1, b = DEFAULT_PARAMS.k1, DEFAULT_PARAMS.b
+    parser.add_argument("--k1", type=float, default=k1, help=f"BM25 k1 (default {k1})")
+    parser.add_argument("--b", type=float, default=b, help=f"BM25 b (default {b})")
     parser.add_argument(
         "--query-side",
         action=argparse.BooleanOptionalAction,
@@ -62,7 +65,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         "--depth",
         type=int,
         default=None,
-        help="documents per query (default: the family's official run depth, 1000 for BRIGHT)",
+        help="documents per query (default: the family's official run depth, as `ir-bright "
+        "info ID` shows it)",
     )
     parser.add_argument("--tag", help="run tag (default ir_bright-bm25-qs, or -lucene)")
     parser.add_argument(
@@ -109,7 +113,7 @@ def _run(args: argparse.Namespace) -> int:
             f"{args.id} has no document text (its documents have {', '.join(fields)}): BM25 "
             "ranks text; use a dataset with text documents, e.g. an MM-BRIGHT task1 or task2"
         )
-    ranked = bm25.retrieve(dataset, params, query_side=mode.query_side, k=mode.depth)
+    ranked = bm25.retrieve(dataset, params, query_side=mode.query_side, depth=mode.depth)
     with output.open(sidecar=lambda run: _provenance(run, args, params, mode, tag)) as out:
         lines = bm25.write_trec(ranked, out, tag)
     if output.path is not None:

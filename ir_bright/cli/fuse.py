@@ -41,7 +41,8 @@ examples:
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     """Add the ``fuse`` subcommand."""
-    from ..pipelines.fusion import DEPTH, METHODS, NORMS, RRF_K
+    from ..families import OFFICIAL_DEPTH as DEPTH
+    from ..pipelines.fusion import METHODS, NORMS, RRF_K
 
     parser = add_subcommand(
         subparsers,

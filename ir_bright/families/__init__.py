@@ -5,6 +5,7 @@ package it names builds the family's datasets. :func:`families` lists them all, 
 """
 
 from .declaration import (
+    OFFICIAL_DEPTH,
     Benchmark,
     Entry,
     Family,
@@ -16,6 +17,7 @@ from .declaration import (
 )
 
 __all__ = [
+    "OFFICIAL_DEPTH",
     "Benchmark",
     "Entry",
     "Family",

@@ -43,6 +43,13 @@ from functools import cache, cached_property
 from importlib import resources
 from typing import Any, NamedTuple
 
+OFFICIAL_DEPTH = 1000
+"""How many documents of each query's ranking the official protocol keeps: BRIGHT's, cut by
+every ``Official(...)`` measure (:mod:`ir_bright.scoring.protocol`), and the depth of a run
+(BM25, fusion) for a dataset whose family declares no other. The one place this number is
+written; this module imports nothing but the standard library, so the command line's parsers
+read it too."""
+
 
 class Entry(NamedTuple):
     """One dataset a family declares: its id and the domain, setting and query set it is."""

@@ -19,7 +19,6 @@ _EXPORTS = {
     "FusionError": "fusion",
     "fuse": "fusion",
     "normalise": "fusion",
-    "trec_order": "fusion",
     "QueriesError": "queries",
     "UserQueries": "queries",
     "query_texts": "queries",

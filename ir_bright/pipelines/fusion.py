@@ -31,6 +31,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..errors import IrBrightError
+from ..families.declaration import OFFICIAL_DEPTH
+from ..runs.order import best
 
 Ranking = Mapping[str, float]
 Run = Mapping[str, Ranking]
@@ -40,23 +42,14 @@ NORMS = ("none", "min-max", "max", "sum", "zmuv")
 NORM_ALIASES = {"z-score": "zmuv", "zscore": "zmuv", "minmax": "min-max"}
 DEFAULT_NORM = {"rrf": "none", "combsum": "min-max", "combmnz": "min-max", "wsum": "min-max"}
 RRF_K = 60
-DEPTH = 1000
 EPSILON = 1e-9
 """The smallest denominator a normalisation divides by (ranx's guard for a constant list)."""
 
-__all__ = ["DEPTH", "METHODS", "NORMS", "RRF_K", "FusionError", "fuse", "normalise", "trec_order"]
+__all__ = ["METHODS", "NORMS", "RRF_K", "FusionError", "fuse", "normalise"]
 
 
 class FusionError(IrBrightError):
     """Fusion parameters that do not fit the runs (method, weights, norm, k, depth)."""
-
-
-def trec_order(ranking: Ranking, depth: int | None = None) -> list[tuple[str, float]]:
-    """``ranking``'s (doc id, score) pairs in trec_eval's order (score descending, then doc id
-    descending), the ``depth`` best only when given: the official scorer's own cut."""
-    from ..runs.order import best
-
-    return best(ranking, len(ranking) if depth is None else depth)
 
 
 def normalise(ranking: Ranking, norm: str) -> dict[str, float]:
@@ -104,7 +97,7 @@ def fuse(
     norm: str | None = None,
     weights: Sequence[float] | None = None,
     rrf_k: int = RRF_K,
-    depth: int | None = DEPTH,
+    depth: int | None = OFFICIAL_DEPTH,
     excluded: Mapping[str, Any] | None = None,
 ) -> dict[str, dict[str, float]]:
     """Fuse ``runs`` (dicts of dicts, e.g. from :func:`ir_bright.runs.read_run`) into one.
@@ -127,7 +120,7 @@ def fuse(
         gone = excluded.get(query_id) if excluded else None
         if gone:
             scores = {d: s for d, s in scores.items() if d not in gone}
-        fused[query_id] = dict(trec_order(scores, depth))
+        fused[query_id] = dict(best(scores, len(scores) if depth is None else depth))
     return fused
 
 
@@ -161,7 +154,7 @@ def _refuse_infinite(scores: Mapping[str, float], query_id: str, method: str, no
 
 
 def _reciprocal_ranks(ranking: Ranking, rrf_k: int) -> dict[str, float]:
-    ordered = trec_order(ranking)
+    ordered = best(ranking, len(ranking))
     return {doc_id: 1.0 / (rrf_k + rank) for rank, (doc_id, _) in enumerate(ordered, 1)}
 
 

@@ -21,7 +21,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from typing import IO, Any, NamedTuple
 
 from ..errors import IrBrightError
-from .fusion import trec_order
+from ..runs.order import best
 from .queries import query_texts
 
 logger = logging.getLogger(__name__)
@@ -89,15 +89,15 @@ def _query_candidates(
 ) -> Iterator[Candidate]:
     if gone:
         docs = {doc_id: score for doc_id, score in docs.items() if doc_id not in gone}
-    best = trec_order(docs, depth)
-    found = {doc.doc_id: _doc_text(doc) for doc in store.get_many_iter(d for d, _ in best)}
-    missing = [doc_id for doc_id, _ in best if doc_id not in found]
+    top = best(docs, depth)
+    found = {doc.doc_id: _doc_text(doc) for doc in store.get_many_iter(d for d, _ in top)}
+    missing = [doc_id for doc_id, _ in top if doc_id not in found]
     if missing:
         raise CandidatesError(
-            f"{len(missing)} of query {query_id}'s top {len(best)} documents are not in the "
+            f"{len(missing)} of query {query_id}'s top {len(top)} documents are not in the "
             f"corpus (first: {missing[0]!r}): is the run for another dataset?"
         )
-    for rank, (doc_id, score) in enumerate(best, 1):
+    for rank, (doc_id, score) in enumerate(top, 1):
         yield Candidate(query_id, text, doc_id, found[doc_id], rank, score)
 
 

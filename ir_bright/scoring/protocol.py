@@ -10,19 +10,21 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from collections.abc import Set as AbstractSet
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import ir_measures
-from ir_measures.measures.base import Measure
-
+from ..families.declaration import OFFICIAL_DEPTH
 from ..runs import CheckedRun, query_spans, refuse_nul
 from ..runs.columns import run_columns
 from ..runs.order import best
 
+if TYPE_CHECKING:
+    from ir_measures.measures.base import Measure
+
 __all__ = ["DEPTH", "ConsumableRun", "computed_by", "needed_depth", "official_run"]
 
-DEPTH = 1000
-"""How many documents of each query's ranking the official protocol keeps."""
+DEPTH = OFFICIAL_DEPTH
+"""How many documents of each query's ranking the official protocol keeps
+(:data:`~ir_bright.families.OFFICIAL_DEPTH`)."""
 
 _TOP_ONLY = {"nDCG", "P", "R", "AP", "Success"}
 """Measures that, given a cutoff k (and not ``judged_only``), read only a ranking's top k."""
@@ -110,6 +112,8 @@ def computed_by(measures: Iterable[Measure]) -> list[tuple[Any, list[Measure]]]:
     """
     assigned = []
     left = list(measures)
+    import ir_measures
+
     for provider in ir_measures.DefaultPipeline.providers:
         if not left:
             break
