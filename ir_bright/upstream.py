@@ -34,6 +34,14 @@ internal moved (each function below has a contract test there). Written against 
   (``pyterrier.datasets._irds``); ir_bright subclasses it for topics that read one file.
 - :func:`irds_exporters`: ir_datasets' ``export`` command's writers, so that ``ir-bright
   export`` writes exactly what ``python -m ir_datasets export`` writes.
+
+Everywhere else ir_bright uses public names only (``tests/test_private_names.py`` reads every
+module and fails on any private name of another package). Subclasses define only the private
+hooks their packages leave to subclasses: ir_measures' ``Provider._evaluator`` and
+``Evaluator._iter_calc`` (abstract in the base classes, implemented by every provider) and
+``collections.abc.Set._from_iterable`` (documented as the set operators' hook). A lazily
+registered dataset needs no reach: an ir_datasets ``Dataset`` asks its constituents for an
+attribute only when it is read, so one constituent that builds the dataset then is enough.
 """
 
 from __future__ import annotations
