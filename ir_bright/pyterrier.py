@@ -114,6 +114,10 @@ def _dataset_class() -> type:
     class BrightDataset(irds_dataset_class()):  # type: ignore[misc]
         """An ir_datasets-backed PyTerrier dataset whose topics default to the query text."""
 
+        def __init__(self, irds_id: str):
+            super().__init__(irds_id)
+            self.irds_id = irds_id  # the base class keeps it under a private name
+
         def get_topics(self, variant: str | None = None, tokenise_query: Any = None) -> Any:
             """Topics ``qid, query``; ``query`` is the ``text`` field unless ``variant``. The
             text alone reads only the files it comes from (no ``*_reason`` downloads)."""
@@ -125,10 +129,10 @@ def _dataset_class() -> type:
             return super().get_topics(variant or "text")
 
         def __repr__(self) -> str:
-            return f"BrightDataset({self._irds_id!r})"
+            return f"BrightDataset({self.irds_id!r})"
 
         def __reduce__(self) -> tuple[Any, tuple[str]]:
-            return provided_dataset, (self._irds_id,)  # its class is made on first use
+            return provided_dataset, (self.irds_id,)  # its class is made on first use
 
     return BrightDataset
 

@@ -43,27 +43,42 @@ class LazyDataset(Dataset):
     """An ir_datasets ``Dataset`` whose components are built on first use.
 
     It is a ``Dataset`` in every respect (``isinstance``, ``docs_iter()``, ``metadata()``);
-    its components are those of the dataset ``build()`` returns, asked for the first time any
-    of them is needed. It pickles as its id: unpickled (in a worker process, say), it is that
-    process's registered dataset of the same id.
+    its one constituent stands for the dataset ``build()`` returns, built the first time any
+    attribute is asked of it (a ``Dataset`` asks its constituents only then). It pickles as
+    its id: unpickled (in a worker process, say), it is that process's registered dataset of
+    the same id.
     """
 
     def __init__(self, dataset_id: str, build: Callable[[], Dataset]):
-        self._beta_apis: dict[str, Any] = {}
+        super().__init__(_OnFirstUse(build))
         self._lazy_id = dataset_id
-        self._build = build
-        self._built: list[Any] | None = None
-
-    @property
-    def _constituents(self) -> list[Any]:  # read by every ``Dataset`` method
-        # through __dict__: a missing attribute would reach Dataset.__getattr__, which reads this
-        built = self.__dict__.get("_built")
-        if built is None:
-            built = self._built = list(self.__dict__["_build"]()._constituents)
-        return built
 
     def __reduce__(self) -> tuple[Callable[[str], Any], tuple[str]]:
         return load, (self._lazy_id,)  # load registers first, as a fresh process needs
+
+
+class _OnFirstUse:
+    """Stands for the dataset ``build()`` returns: the first attribute read builds it, and
+    every attribute is then the built dataset's (its own names are private, so that none
+    hides one of the dataset's)."""
+
+    __slots__ = ("_build", "_built")
+
+    def __init__(self, build: Callable[[], Dataset]):
+        self._build = build
+        self._built: Dataset | None = None
+
+    def _dataset(self) -> Dataset:
+        built = self._built
+        if built is None:
+            built = self._built = self._build()
+        return built
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._dataset(), name)
+
+    def __dir__(self) -> list[str]:
+        return dir(self._dataset())
 
 
 @cache

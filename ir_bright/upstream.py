@@ -7,13 +7,23 @@ internal moved (each function below has a contract test there). Written against 
 0.6.3, ir_measures 0.4.3, PyTerrier 1.1.2 and CPython 3.10 to 3.13.
 
 - :func:`dataset_table`: ir_datasets' registry dict. ``Registry.register`` refuses a name that
-  exists, and ir_bright must *replace* the core's defective ``bright/*`` entries; membership
-  tests on the public ``Registry`` iterate every id (thousands) where a dict lookup is enough.
+  exists, and ir_bright must *replace* the core's defective ``bright/*`` entries; it also asks
+  each dataset for ``metadata``, which would build every lazily registered family at import;
+  membership tests on the public ``Registry`` iterate every id (thousands) where a dict lookup
+  is enough.
 - :func:`install_measure_parser`: ``ir_measures.parse_measure`` evaluates a name against the
   measure registry and cannot read a measure nested in another's parentheses, which
   ``Official(nDCG@10)`` is; ir_bright wraps the stock parser (kept as :func:`stock_parser`).
-- :func:`put_provider_first`: ir_measures' default pipeline asks its providers in list order;
-  the official provider only claims ``Official(...)`` measures, so it goes first.
+- :func:`register_measure`: ir_measures' ``measures.register`` asserts that a name is new, so
+  calling it again (``register()`` is idempotent) fails; the registry is looked at first. A
+  name another package's measure holds is left to it, with a warning.
+- :func:`put_provider_first`: ir_measures has no function that adds a provider to its default
+  pipeline (``providers.register`` only names it), so the pipeline's ``providers`` list is
+  rewritten in place: ``ir_measures.calc_aggregate`` and the rest are bound methods of that
+  one pipeline. The pipeline gives each measure to the first provider that supports it.
+  ir_bright's providers claim only measures of their own classes (``Official(...)``, the
+  aspect measures), so where they stand changes nothing for any other measure; they stand
+  first, so that no provider installed beside them can take ir_bright's measures by name.
 - :func:`inner_metrics`: an ir_measures evaluator's ``_iter_calc`` (its per-query metrics without
   the missing-query pass). ``Official`` fills in missing queries once itself; the public
   ``iter_calc`` would do it a second time, hashing every metric's measure.
@@ -24,11 +34,20 @@ internal moved (each function below has a contract test there). Written against 
   (``pyterrier.datasets._irds``); ir_bright subclasses it for topics that read one file.
 - :func:`irds_exporters`: ir_datasets' ``export`` command's writers, so that ``ir-bright
   export`` writes exactly what ``python -m ir_datasets export`` writes.
+
+Everywhere else ir_bright uses public names only (``tests/test_private_names.py`` reads every
+module and fails on any private name of another package). Subclasses define only the private
+hooks their packages leave to subclasses: ir_measures' ``Provider._evaluator`` and
+``Evaluator._iter_calc`` (abstract in the base classes, implemented by every provider) and
+``collections.abc.Set._from_iterable`` (documented as the set operators' hook). A lazily
+registered dataset needs no reach: an ir_datasets ``Dataset`` asks its constituents for an
+attribute only when it is read, so one constituent that builds the dataset then is enough.
 """
 
 from __future__ import annotations
 
 import logging
+import warnings
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -40,6 +59,7 @@ __all__ = [
     "irds_dataset_class",
     "irds_exporters",
     "put_provider_first",
+    "register_measure",
     "stock_parser",
 ]
 
@@ -68,11 +88,32 @@ def install_measure_parser(parse: Callable[[Any], Any]) -> None:
     ir_measures.parse_measure = ir_measures.util.parse_measure = parse  # type: ignore[assignment]
 
 
-def put_provider_first(provider: Any) -> None:
-    """Register ``provider`` with ir_measures and ask it first in the default pipeline."""
+def register_measure(measure: Any) -> None:
+    """Register ``measure`` with ir_measures under its ``NAME`` (idempotent), so that
+    ``parse_measure`` reads the name; a name another measure class holds is left to it, with
+    a warning."""
     import ir_measures
 
-    ir_measures.providers.registry[provider.NAME] = provider
+    name = measure.NAME
+    current = ir_measures.measures.registry.get(name)
+    if current is None:
+        ir_measures.measures.register(measure, name=name)
+    elif type(current) is not type(measure):
+        held = f"{type(current).__module__}.{type(current).__qualname__}"
+        warnings.warn(
+            f"ir_measures already has a measure named {name} ({held}); ir_bright leaves it, "
+            f"so {name!r} in a measure string means that one",
+            RuntimeWarning,
+            stacklevel=2,
+        )
+
+
+def put_provider_first(provider: Any) -> None:
+    """Register ``provider`` with ir_measures and ask it first in the default pipeline
+    (idempotent: a provider of the same name is replaced)."""
+    import ir_measures
+
+    ir_measures.providers.register(provider)
     pipeline = ir_measures.DefaultPipeline.providers
     pipeline[:] = [provider] + [p for p in pipeline if p.NAME != provider.NAME]
 

@@ -99,3 +99,18 @@ def test_threads_using_one_collection_at_once_build_it_once(monkeypatch):
 def test_an_id_its_collection_does_not_build_is_a_clear_error():
     with pytest.raises(RuntimeError, match="bright/no-such-domain"):
         registry._built_dataset("bright", "bright/no-such-domain")
+
+
+def test_a_lazy_dataset_is_built_by_the_first_attribute_read_and_only_once():
+    builds = []
+
+    def build():
+        builds.append("built")
+        return registry.dataset("x/y", registry.Documentation({"pretty_name": "Y"}), metadata={})
+
+    lazy = registry.LazyDataset("x/y", build)
+    pickle.dumps(lazy)  # pickles as its id: nothing to build
+    assert isinstance(lazy, Dataset) and builds == []
+    assert lazy.dataset_id() == "x/y" and lazy.documentation() == {"pretty_name": "Y"}
+    assert not lazy.has_docs() and "documentation" in dir(lazy)
+    assert builds == ["built"]

@@ -28,7 +28,6 @@ import math
 from collections.abc import Iterable, Iterator
 from typing import Any, NamedTuple
 
-import ir_measures
 from ir_measures import Metric
 from ir_measures.measures.base import Agg, Measure, ParamInfo
 from ir_measures.providers.base import Any as AnyValue
@@ -36,6 +35,7 @@ from ir_measures.providers.base import Evaluator, Provider
 from ir_measures.util import QrelsConverter, RunConverter
 
 from ..errors import MeasureError
+from ..upstream import put_provider_first, register_measure
 
 __all__ = [
     "A_Recall",
@@ -293,6 +293,11 @@ class AspectProvider(Provider):
         _AspectRecall(cutoff=AnyValue()),
     ]
 
+    def supports(self, measure: Measure) -> bool:
+        """Whether ``measure`` is one of these aspect measures (by class: a measure of
+        another package that has the same name is not) with valid parameters."""
+        return isinstance(measure, _AspectMeasure) and super().supports(measure)
+
     def _evaluator(self, measures: Iterable[Measure], qrels: Any) -> AspectEvaluator:
         return AspectEvaluator(measures, qrels)
 
@@ -307,8 +312,6 @@ PROVIDER = AspectProvider()
 def register() -> None:
     """Register the measures' names and :data:`PROVIDER` with ir_measures (idempotent), so
     ``parse_measure("wAlpha_nDCG(alpha=0.5)@25")`` and the default pipeline know them."""
-    ir_measures.measures.registry[wAlpha_nDCG.NAME] = wAlpha_nDCG
-    ir_measures.measures.registry[A_Recall.NAME] = A_Recall
-    ir_measures.providers.registry[PROVIDER.NAME] = PROVIDER
-    pipeline = ir_measures.DefaultPipeline.providers
-    pipeline[:] = [p for p in pipeline if p.NAME != PROVIDER.NAME] + [PROVIDER]
+    register_measure(wAlpha_nDCG)
+    register_measure(A_Recall)
+    put_provider_first(PROVIDER)

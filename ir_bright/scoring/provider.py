@@ -11,8 +11,8 @@ import ir_measures
 from ir_measures.measures.base import Measure
 from ir_measures.providers.base import Provider
 
-from ..upstream import install_measure_parser, put_provider_first
-from .official import NAME, Official, parse_measure
+from ..upstream import install_measure_parser, put_provider_first, register_measure
+from .official import Official, parse_measure
 
 if TYPE_CHECKING:
     from .evaluator import OfficialEvaluator
@@ -48,10 +48,10 @@ PROVIDER = OfficialProvider()
 def register() -> None:
     """Hook :class:`Official` into ir_measures (idempotent).
 
-    Registers the measure name and :data:`PROVIDER` with ir_measures, puts the provider at the
-    head of ``ir_measures.DefaultPipeline`` (it only claims ``Official`` measures), and makes
-    ``ir_measures.parse_measure`` read ``Official(...)``.
+    Registers the measure name and :data:`PROVIDER` with ir_measures, puts the provider ahead
+    of the stock ones in ``ir_measures.DefaultPipeline`` (it only claims ``Official``
+    measures), and makes ``ir_measures.parse_measure`` read ``Official(...)``.
     """
-    ir_measures.measures.registry[NAME] = Official()
+    register_measure(Official())
     put_provider_first(PROVIDER)
     install_measure_parser(parse_measure)
