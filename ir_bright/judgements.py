@@ -5,8 +5,9 @@ Both benchmarks remove some documents of each query from its ranking before scor
 MM-BRIGHT's ``negative_ids`` and Task 4's negative-image pairs: mm-bright/MM-BRIGHT
 ``src/eval_runner.py``, commit b35eaeb). ir_bright carries an exclusion as a qrel of relevance
 :data:`EXCLUDED` (-100, the convention of ir_datasets' core BRIGHT module): :func:`query_qrels`
-writes it, and :func:`split_qrels` is the one reader of it, for ``Official(...)``,
-``drop_excluded`` and every other consumer (a label below 0 is an exclusion).
+writes it, and :func:`split_qrels` is the one reader of it, for ``Official(...)`` and, through
+:func:`ir_bright.scoring.excluded_docs`, every other consumer (a label below 0 is an
+exclusion).
 """
 
 from __future__ import annotations
@@ -26,7 +27,6 @@ __all__ = [
     "EXCLUDED",
     "NO_ID",
     "ExcludedDocs",
-    "excluded_docs",
     "is_id",
     "query_qrels",
     "split_qrels",
@@ -99,11 +99,6 @@ def split_qrels(
     excluded = _group(compress(query_ids, negative), compress(doc_ids, negative), set)
     judgements = zip(compress(doc_ids, kept), compress(labels, kept))
     return _group(compress(query_ids, kept), judgements, dict), excluded
-
-
-def excluded_docs(qrels: Any) -> Mapping[str, AbstractSet[str]]:
-    """``{query_id: the doc ids it excludes}`` (judged below 0) of qrels in any format."""
-    return split_qrels(qrels)[1]
 
 
 def _split_dict(

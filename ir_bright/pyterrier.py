@@ -14,7 +14,7 @@ from typing import Any
 from . import registry
 from .bm25.params import DEFAULT_PARAMS
 from .errors import require
-from .scoring.scorer import _drop, excluded_docs
+from .scoring.scorer import excluded_docs, without
 from .upstream import irds_dataset_class
 
 __all__ = ["drop_excluded_transformer"]
@@ -52,7 +52,7 @@ def _transformer_class() -> type:
             excluded = self._excluded
             if excluded is None:
                 excluded = self._excluded = excluded_docs(self.dataset)
-            out = _drop(inp, excluded)
+            out = without(inp, excluded)
             if "rank" in out.columns and "score" in out.columns and len(out):
                 by_query = out.groupby("qid", sort=False)["score"]
                 ranks = by_query.rank(ascending=False, method="first").astype("int64")
@@ -195,7 +195,7 @@ def _bm25_class() -> type:
                 return pd.DataFrame([], columns=list(RESULT_COLUMNS))
             if self._index is None or self._excluded is None:
                 self._index = bm25.index_for(self.dataset, bm25.BM25Params(self.k1, self.b))
-                self._excluded = bm25.excluded_ids(self.dataset)
+                self._excluded = excluded_docs(self.dataset)
                 self._mode = bm25.official_mode(self.dataset, self.query_side, self.depth)
             index, excluded_ids, mode = self._index, self._excluded, self._mode
             rows = []

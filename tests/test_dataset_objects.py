@@ -165,7 +165,7 @@ def test_an_empty_validation_frame_costs_no_work_and_no_warning(bright, caplog, 
         raise AssertionError("work done for an empty frame")
 
     monkeypatch.setattr(bm25, "index_for", refuse)
-    monkeypatch.setattr("ir_bright.scoring.scorer.judgements.excluded_docs", refuse)
+    monkeypatch.setattr("ir_bright.scoring.scorer.judgements.split_qrels", refuse)
     topics = pd.DataFrame(columns=["qid", "query"])
     results = pd.DataFrame(columns=["qid", "docno", "score", "rank"])
     with caplog.at_level(logging.INFO):

@@ -26,7 +26,6 @@ _EXPORTS = {
     "Mode": "params",
     "official_mode": "params",
     "RankedDoc": "run",
-    "excluded_ids": "run",
     "query_texts": "run",
     "retrieve": "run",
     "write_trec": "run",

@@ -11,24 +11,16 @@ Lucene's norms, as Pyserini).
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
-from collections.abc import Set as AbstractSet
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from ..registry import query_texts
 from ..runs.write import RankedDoc, write_trec
+from ..scoring.scorer import excluded_docs
 from .cache import index_for
 from .params import DEFAULT_PARAMS, BM25Params, official_mode
 
-__all__ = ["RankedDoc", "excluded_ids", "query_texts", "retrieve", "write_trec"]
-
-
-def excluded_ids(dataset: Any) -> Mapping[str, AbstractSet[str]]:
-    """``{query_id: doc ids judged below 0}``: the documents the official protocol removes
-    (the one exclusion reader, :func:`ir_bright.judgements.excluded_docs`)."""
-    from ..judgements import excluded_docs
-
-    return excluded_docs(dataset.qrels_iter()) if dataset.has_qrels() else {}
+__all__ = ["RankedDoc", "query_texts", "retrieve", "write_trec"]
 
 
 def retrieve(
@@ -47,7 +39,7 @@ def retrieve(
     dataset = registry.load(dataset)
     query_side, depth = official_mode(dataset, query_side, depth, params.lucene_norms)
     queries = list(queries) if queries is not None else query_texts(dataset)
-    excluded = excluded_ids(dataset)
+    excluded = excluded_docs(dataset)
     index = index_for(dataset, params, progress=progress)
     for query_id, text in bar_of(progress, iterable=queries, unit="query", desc="BM25 retrieval"):
         rows = index.rows_of(excluded.get(query_id, ()))

@@ -14,6 +14,7 @@ __all__ = [
     "official_measures",
     "parse_measures",
     "per_query",
+    "without",
 ]
 
 __getattr__ = lazy.exports(

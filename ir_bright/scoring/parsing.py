@@ -13,6 +13,7 @@ from ir_measures import Measure
 from ..errors import MeasureError
 from ..records import BrightProQrel
 from .official import Official
+from .protocol import provider_name
 from .provider import PROVIDER
 
 __all__ = ["MAX_CUTOFF", "parse_measures"]
@@ -72,16 +73,9 @@ def _trial(name: str | Measure, inner: Measure) -> None:
         ir_measures.calc_aggregate([Official(inner)], _TRIAL_QRELS, _TRIAL_RUN)
     except Exception as exc:  # noqa: BLE001 - whatever the provider raises, it is this measure
         raise MeasureError(
-            f"measure {name!r} cannot be computed by {_provider_name(inner)}: "
+            f"measure {name!r} cannot be computed by {provider_name(inner) or 'ir_measures'}: "
             f"{type(exc).__name__}: {_one_line(exc)}"
         ) from None
-
-
-def _provider_name(measure: Measure) -> str:
-    for provider in ir_measures.DefaultPipeline.providers:
-        if provider.NAME != PROVIDER.NAME and provider.supports(measure):
-            return provider.NAME
-    return "ir_measures"
 
 
 _EXAMPLES = " (e.g. nDCG@10, R@1, AP@100, RR)"

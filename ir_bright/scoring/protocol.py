@@ -20,7 +20,14 @@ from ..runs.order import best
 if TYPE_CHECKING:
     from ir_measures.measures.base import Measure
 
-__all__ = ["DEPTH", "ConsumableRun", "computed_by", "needed_depth", "official_run"]
+__all__ = [
+    "DEPTH",
+    "ConsumableRun",
+    "computed_by",
+    "needed_depth",
+    "official_run",
+    "provider_name",
+]
 
 DEPTH = OFFICIAL_DEPTH
 """How many documents of each query's ranking the official protocol keeps
@@ -89,14 +96,14 @@ def needed_depth(measures: Iterable[Measure]) -> int:
             measure.NAME not in _TOP_ONLY
             or not isinstance(cutoff, int)  # absent (or ir_measures' NOT_PROVIDED)
             or measure.params.get("judged_only")
-            or _provider(measure) != "pytrec_eval"
+            or provider_name(measure) != "pytrec_eval"
         ):
             return DEPTH
         cutoffs.append(cutoff)
     return min(DEPTH, max(cutoffs, default=DEPTH))
 
 
-def _provider(measure: Measure) -> str | None:
+def provider_name(measure: Measure) -> str | None:
     """The name of the provider ir_measures' default pipeline computes ``measure`` with."""
     return next((provider.NAME for provider, _ in computed_by([measure])), None)
 

@@ -59,10 +59,12 @@ __all__ = [
     "Scorer",
     "drop_excluded",
     "evaluate",
+    "excluded_docs",
     "official_measures",
     "parse_measures",
     "per_query",
     "read_run",
+    "without",
 ]
 
 
@@ -93,13 +95,18 @@ def drop_excluded(run: Any, dataset: Any) -> Any:
     dicts; a run file path or an iterable of ScoredDoc gives a list of records in their
     original order. The ranking is not cut to 1,000; the official measures do that.
     """
-    return _drop(run, excluded_docs(dataset))
+    return without(run, excluded_docs(dataset))
 
 
 def excluded_docs(dataset: Any) -> Mapping[str, AbstractSet[str]]:
-    """``{query_id: excluded doc ids}`` of a dataset (id, ir_datasets or PyTerrier dataset), as
-    :func:`ir_bright.judgements.excluded_docs` reads them from its qrels."""
-    return judgements.excluded_docs(_qrels(registry.load(dataset)))
+    """``{query_id: excluded doc ids}`` of a dataset (id, ir_datasets or PyTerrier dataset):
+    its qrels below 0 (:func:`ir_bright.judgements.split_qrels`, the one reader of them);
+    empty for a dataset without qrels. Every consumer of exclusions reads them here: the
+    scorer, BM25, candidates, fusion and the PyTerrier transformers."""
+    dataset = registry.load(dataset)
+    if not getattr(dataset, "has_qrels", lambda: False)():
+        return {}
+    return judgements.split_qrels(dataset.qrels_iter())[1]
 
 
 def official_measures(dataset: Any) -> list[Measure]:
@@ -283,7 +290,9 @@ def natural_key(text: str) -> list[tuple[int, Any]]:
     return [(0, int(p)) if p.isdigit() else (1, p) for p in re.split(r"(\d+)", text) if p]
 
 
-def _drop(run: Any, excluded: Mapping[str, AbstractSet[str]]) -> Any:
+def without(run: Any, excluded: Mapping[str, AbstractSet[str]]) -> Any:
+    """The run without the ``excluded`` docs of each query (``{query_id: doc ids}``, as
+    :func:`excluded_docs` gives them), in the run's type (see :func:`drop_excluded`)."""
     if isinstance(run, Mapping):
         return {
             q: {d: s for d, s in docs.items() if d not in excluded.get(q, _NO_DOCS)}
