@@ -41,6 +41,7 @@ SECTIONS = {
     "fuse": "Run fusion: ir_bright vs ranx (`bench_fuse.py`)",
     "candidates": "Reranking candidates for the 12 BRIGHT domains (`bench_candidates.py`)",
     "startup": "Start-up: importing and the command (`bench_startup.py`)",
+    "families": "R2MED and TEMPO beside BRIGHT: loading and scoring (`bench_families.py`)",
 }
 DECISIONS_PAGE = HERE.parent / "docs" / "decisions.md"
 DECISIONS = {
