@@ -324,7 +324,7 @@ def test_retrieve_never_returns_a_query_s_excluded_documents(bright):
 
 @pytest.mark.slow
 def test_retrieve_ranks_from_one_with_scores_descending(bright):
-    ranked = run_of("bright/biology", k=5)
+    ranked = run_of("bright/biology", depth=5)
     for query_id in {r.query_id for r in ranked}:
         mine = [r for r in ranked if r.query_id == query_id]
         assert [r.rank for r in mine] == list(range(1, 6))
@@ -375,8 +375,8 @@ def test_parameters_key_the_index_cache(bright):
 
 @pytest.mark.slow
 def test_reasoning_variant_searches_with_the_llm_text(bright):
-    ranked = run_of("bright/biology/gpt4-reason", queries=None, k=3)
-    plain = run_of("bright/biology", k=3)
+    ranked = run_of("bright/biology/gpt4-reason", queries=None, depth=3)
+    plain = run_of("bright/biology", depth=3)
     assert {r.query_id for r in ranked} == {"0", "1"}
     assert [r.doc_id for r in ranked] != [r.doc_id for r in plain]
 
@@ -386,7 +386,7 @@ def test_trec_lines_have_six_columns_and_the_run_tag(bright, tmp_path):
     import io
 
     out = io.StringIO()
-    n = bm25.write_trec(run_of("bright/biology", k=2), out, "tag")
+    n = bm25.write_trec(run_of("bright/biology", depth=2), out, "tag")
     lines = out.getvalue().splitlines()
     assert n == len(lines) == 4
     assert all(len(line.split()) == 6 and line.endswith(" tag") for line in lines)

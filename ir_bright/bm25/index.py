@@ -284,8 +284,12 @@ class BM25Index:
         unique = pc.unique(self.doc_ids)
         if len(unique) == len(self.doc_ids):
             return np.empty(0, dtype=np.int64)
-        position = pc.index_in(self.doc_ids, value_set=unique).to_numpy()
-        first = np.unique(position, return_index=True)[1]
+        position = pc.index_in(self.doc_ids, value_set=unique)
+        # the int32 buffer read directly: Array.to_numpy imports pandas (a fifth of a second)
+        values = position.buffers()[1]
+        assert values is not None and position.null_count == 0  # every id is in the set
+        rows = np.frombuffer(values, np.int32, len(position), position.offset * 4)
+        first = np.unique(rows, return_index=True)[1]
         return np.setdiff1d(np.arange(len(position), dtype=np.int64), first)
 
     @cached_property
