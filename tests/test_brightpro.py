@@ -211,10 +211,25 @@ def test_offline_without_a_cached_listing_names_the_listing(pro, hub, monkeypatc
     assert not hub.requests
 
 
-def test_revision_comes_from_the_environment(pro, monkeypatch, isolated_home):
-    monkeypatch.setenv("IR_BRIGHT_PRO_REVISION", "refs/pr/1")
+def test_the_revision_comes_from_ir_bright_revision_as_for_every_repository(
+    pro, monkeypatch, isolated_home
+):
+    monkeypatch.setenv("IR_BRIGHT_REVISION", "xlangai/BRIGHT@main,yale-nlp/Bright-Pro@refs/pr/1")
     list(ir_datasets.load("bright-pro/economics").queries_iter())
     assert (isolated_home / "bright-pro" / "refs%2Fpr%2F1" / "listing" / "examples.json").is_file()
+
+
+def test_the_former_variable_still_names_the_revision_with_a_warning(
+    pro, monkeypatch, isolated_home, caplog
+):
+    from ir_bright.families.brightpro import source
+
+    source._former_variable_warning.cache_clear()  # said once per process
+    monkeypatch.setenv("IR_BRIGHT_PRO_REVISION", "refs/pr/1")
+    with caplog.at_level("WARNING"):
+        list(ir_datasets.load("bright-pro/economics").queries_iter())
+    assert (isolated_home / "bright-pro" / "refs%2Fpr%2F1" / "listing" / "examples.json").is_file()
+    assert "IR_BRIGHT_REVISION=yale-nlp/Bright-Pro@refs/pr/1 instead" in caplog.text
 
 
 def test_list_needs_no_network(pro, hub, capsys):

@@ -7,7 +7,9 @@ they come from the listing of the folder (:func:`ir_bright.hub.list_folder`, cac
 listing's size and sha256 as it downloads. A split's files are ``<split>.<ext>`` or
 ``<split>-NNNNN-of-NNNNN[-<hex>].<ext>`` with ``ext`` parquet, json (a list of rows, or JSON
 Lines) or jsonl; when several formats are there, only the first of parquet, jsonl, json is
-read. The revision is ``main`` until a pin is known; ``IR_BRIGHT_PRO_REVISION`` overrides it.
+read. The revision is ``main`` until a pin is known; ``IR_BRIGHT_REVISION`` overrides it, as
+for every repository (``yale-nlp/Bright-Pro@<rev>``); ``IR_BRIGHT_PRO_REVISION``, its former
+spelling, still does for this release, with a warning.
 Everything of one revision lives in one folder: delete it to take a newer ``main``.
 
 The corpus is rewritten once into ``<revision>/ir_bright/documents/<split>.parquet`` (columns
@@ -17,9 +19,11 @@ The corpus is rewritten once into ``<revision>/ir_bright/documents/<split>.parqu
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 from collections.abc import Iterator, Mapping
+from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -29,6 +33,8 @@ from ...store.parquet import open_parquet
 from ...store.rows import RewrittenCorpus, doc_batches, docs_schema, field, json_rows, write_docs
 from ...store.schema import QUERY_ID, TEXT, Column, checked_batches, checked_rows
 from ..declaration import family
+
+logger = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -41,15 +47,29 @@ REPO: str = _HUB["repo"]
 """The hub dataset (the ``hub`` of ``ir_bright/families/bright-pro.json``)."""
 CONFIGS: tuple[str, ...] = tuple(_HUB["configs"])
 """Its configs, each a folder with one split per domain."""
-REVISION_VARIABLE = "IR_BRIGHT_PRO_REVISION"
+FORMER_VARIABLE = "IR_BRIGHT_PRO_REVISION"
 FORMATS = ("parquet", "jsonl", "json")
 _BATCH_ROWS = 4096
 
 
 def revision() -> str:
-    """The hub revision read: ``IR_BRIGHT_PRO_REVISION``, else the declared pin (``main``
-    until one is known)."""
-    return os.environ.get(REVISION_VARIABLE, "").strip() or _HUB["revision"]
+    """The hub revision read: ``IR_BRIGHT_REVISION`` (:func:`ir_bright.hub.config.revision`),
+    else the former ``IR_BRIGHT_PRO_REVISION`` (with a warning), else the declared pin
+    (``main`` until one is known)."""
+    former = os.environ.get(FORMER_VARIABLE, "").strip()
+    if former:
+        _former_variable_warning(former)
+    return hub.config.revision(REPO, former or _HUB["revision"])
+
+
+@cache
+def _former_variable_warning(value: str) -> None:
+    logger.warning(
+        "%s is deprecated and goes in the next release: set IR_BRIGHT_REVISION=%s@%s instead",
+        FORMER_VARIABLE,
+        REPO,
+        value,
+    )
 
 
 def _revision_folder() -> Path:
@@ -104,8 +124,9 @@ class Split:
             names = ", ".join(e.path for e in entries[:8]) or "nothing"
             raise DownloadError(
                 f"{REPO} at {revision()} has no file for split {self.split} in {self.config}/ "
-                f"(the listing {self.listing_path()} shows {names}): set {REVISION_VARIABLE} to "
-                "a revision with the split, or delete the listing to fetch it anew"
+                f"(the listing {self.listing_path()} shows {names}): set "
+                f"IR_BRIGHT_REVISION={REPO}@<rev> to a revision with the split, or delete the "
+                "listing to fetch it anew"
             )
         return files
 
