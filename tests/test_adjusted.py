@@ -18,6 +18,7 @@ import ir_bright
 from ir_bright import hub
 from ir_bright.families.bright import adjusted
 from ir_bright.hub import transfer
+from ir_bright.store import derived
 from tests import protocol
 from tests.fixtures import bright_hub
 from tests.helpers import cached, qrels_of
@@ -123,7 +124,8 @@ def test_the_cache_file_lists_added_pairs_excluded_twins_and_missing_gold(
     with caplog.at_level(logging.WARNING, logger="ir_bright"):
         qrels_of("bright/leetcode/adjusted")
     cache = json.loads(cache_file(isolated_home).read_text())
-    assert cache["version"] == adjusted.VERSION
+    manifest = derived.read_manifest(cache_file(isolated_home))
+    assert (manifest["kind"], manifest["version"]) == (adjusted.KIND, adjusted.VERSION)
     section = cache["domains"]["leetcode"]
     assert sorted(map(tuple, section["added"])) == [
         ("0", "two-sum-copy.txt"),
@@ -152,11 +154,10 @@ def test_a_second_load_reuses_the_cache_without_hashing(bright, isolated_home, h
     [
         lambda text: "not json at all",
         lambda text: text[: len(text) // 2],  # cut off
-        lambda text: text.replace('"version": 1', '"version": 99'),
         lambda text: json.dumps({**json.loads(text), "domains": {"leetcode": {"added": 3}}}),
         lambda text: "",
     ],
-    ids=["garbage", "truncated", "other-version", "wrong-shape", "empty"],
+    ids=["garbage", "truncated", "wrong-shape", "empty"],
 )
 def test_a_damaged_cache_file_is_named_and_rebuilt(
     bright, isolated_home, caplog, hash_passes, damage
@@ -169,6 +170,19 @@ def test_a_damaged_cache_file_is_named_and_rebuilt(
     assert len(hash_passes) == 2
     assert any(str(path) in r.getMessage() and "damaged" in r.getMessage() for r in caplog.records)
     assert adjusted.read_cache(path)["domains"]["leetcode"]["added"]
+
+
+def test_a_cache_file_of_another_format_version_is_rebuilt(
+    bright, isolated_home, caplog, hash_passes
+):
+    expected = qrels_of("bright/leetcode/adjusted")
+    manifest = derived.manifest_path(cache_file(isolated_home))
+    manifest.write_text(
+        manifest.read_text().replace(f'"version": {adjusted.VERSION}', '"version": 1')
+    )
+    with caplog.at_level(logging.WARNING, logger="ir_bright"):
+        assert qrels_of("bright/leetcode/adjusted") == expected
+    assert len(hash_passes) == 2 and "not ir_bright.adjusted-qrels v2" in caplog.text
 
 
 def test_a_damaged_cache_file_is_marked_by_info_and_counts_unknown(bright, isolated_home, cli):

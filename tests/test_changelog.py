@@ -27,7 +27,7 @@ def test_the_changelog_table_gives_every_cache_format_its_current_version():
         schema.KIND: schema.VERSION,
         images.VERDICT_KIND: images.VERDICT_VERSION,
         index.INDEX_KIND: index.INDEX_VERSION,
-        adjusted.FORMAT: adjusted.VERSION,
-        "counts": counts.VERSION,
+        adjusted.KIND: adjusted.VERSION,
+        counts.KIND: counts.VERSION,
         rows.REWRITTEN_KIND: rows.REWRITTEN_VERSION,
     }

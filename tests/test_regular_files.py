@@ -16,6 +16,7 @@ import pytest
 
 from ir_bright.errors import CacheError, DownloadError, UnreadableFileError
 from ir_bright.reading import MAX_DEPTH, MAX_DIGITS, open_regular, parse_json, read_json
+from ir_bright.store import derived
 
 DEEP = "[" * 100_000 + "]" * 100_000
 HOSTILE_JSON = [
@@ -191,11 +192,14 @@ def test_a_fifo_in_place_of_a_manifest_or_a_checked_file_is_a_problem_not_a_wait
 
 @pytest.mark.parametrize("text", HOSTILE_JSON)
 def test_a_hostile_adjusted_qrels_cache_is_damaged_not_an_internal_error(tmp_path, text):
-    from ir_bright.families.bright.adjusted import DamagedCache, read_cache
+    from ir_bright.families.bright.adjusted import KIND, VERSION, read_cache
 
     path = tmp_path / "adjusted.json"
     path.write_text(text)
-    with pytest.raises(DamagedCache, match="unreadable"):
+    with pytest.raises(derived.DamagedError, match="no readable manifest"):
+        read_cache(path)
+    derived.write_manifest(path, KIND, VERSION, None, {path.name: path})  # as if ir_bright's
+    with pytest.raises(derived.DamagedError, match="unreadable"):
         read_cache(path)
 
 

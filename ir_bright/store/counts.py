@@ -10,19 +10,18 @@ cached the count is None (unknown), never a guess.
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from ..errors import CacheError, IrBrightError
-from ..reading import read_json
 from . import derived
 
-__all__ = ["cached_count"]
+__all__ = ["KIND", "VERSION", "cached_count"]
 
 logger = logging.getLogger(__name__)
-VERSION = 1  # bump when a count's definition changes: older stored counts are recomputed
+KIND = "ir_bright.counts"
+VERSION = 2  # 2: checked by its manifest; bump when a count's definition changes
 
 
 def cached_count(name: str, inputs: Sequence, compute: Callable[[], int]) -> int | None:
@@ -34,35 +33,36 @@ def cached_count(name: str, inputs: Sequence, compute: Callable[[], int]) -> int
         return None
     target = paths[0].with_name(paths[0].name + ".counts.json")
     stamp = [[p.name, p.stat().st_size, p.stat().st_mtime_ns] for p in paths]
-    stored = _read(target).get(name)
-    if stored and stored.get("inputs") == stamp and stored.get("version") == VERSION:
+    stored = _read(target, paths[0]).get(name)
+    if isinstance(stored, dict) and stored.get("inputs") == stamp:
         return stored["count"]
     try:
         count = compute()
     except IrBrightError as exc:
         logger.warning("%s count left unknown: %s", name, exc)
         return None
-    _write(target, name, {"count": count, "inputs": stamp, "version": VERSION})
+    _write(target, paths[0], name, {"count": count, "inputs": stamp})
     return count
 
 
-def _read(target: Path) -> dict:
-    try:
-        data = read_json(target)
-    except FileNotFoundError:
+def _read(target: Path, source: Path) -> dict:
+    """The stored counts: the file is its own manifest (:mod:`.derived`), for this version of
+    the counts and this copy of ``source``; anything else counts again."""
+    if not target.exists():
         return {}
-    except (OSError, ValueError) as exc:  # damaged: recompute rather than serve it
-        logger.warning("ignoring unreadable %s (%s): counts are recomputed", target, exc)
+    manifest, problem = derived.check(target, KIND, VERSION, source, {}, manifest=target)
+    counts = manifest.get("counts") if manifest is not None else None
+    if not isinstance(counts, dict):
+        logger.info("counting again: %s is %s", target, problem or "without counts")
         return {}
-    return data if isinstance(data, dict) else {}
+    return counts
 
 
-def _write(target: Path, name: str, entry: dict) -> None:
+def _write(target: Path, source: Path, name: str, entry: dict) -> None:
     try:
         with derived.file_lock(target):
-            data = _read(target)
-            data[name] = entry
-            with derived.replaced_atomically(target) as out:
-                out.write(json.dumps(data, indent=1, sort_keys=True).encode())
+            counts = {**_read(target, source), name: entry}
+            extra = {"counts": counts}
+            derived.write_manifest(target, KIND, VERSION, source, {}, extra, manifest=target)
     except OSError as exc:  # a read-only cache still answers, it only cannot remember
         logger.warning("%s", CacheError(f"cannot store a count in {target}: {exc}"))

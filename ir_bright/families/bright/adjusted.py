@@ -25,11 +25,12 @@ document, never the texts (SHA-1 because it is the fastest of hashlib's digests 
 pass serves every domain that reads the same corpus file (aops and theoremqa-questions: one
 pass, one cache file).
 
-The result is a derived file next to the corpus, ``<corpus>.adjusted-qrels.json``: a version,
-the identity (name, size, mtime) of the corpus and of each domain's ``examples`` file it was
-computed from, and per domain the added (query, doc) pairs. It is written under a lock to a
-temporary name and renamed into place; a file of another version, one whose sources changed,
-or a damaged one is detected by :func:`read_cache` and rebuilt (a warning names it).
+The result is a derived file next to the corpus, ``<corpus>.adjusted-qrels.json``: the identity
+(name, size, mtime) of the corpus and of each domain's ``examples`` file it was computed from,
+and per domain the added (query, doc) pairs. It is written under a lock to a temporary name and
+renamed into place, then its manifest (:mod:`ir_bright.store.derived`: format, version, size and
+checksum); a file of another version, one whose sources changed, or a damaged one is detected
+by :func:`read_cache` and rebuilt (a warning names it).
 """
 
 from __future__ import annotations
@@ -53,20 +54,16 @@ from ...store import derived
 if TYPE_CHECKING:
     import pyarrow as pa
 
-__all__ = ["AdjustedQrels", "Adjustments", "CACHE_SUFFIX", "VERSION", "read_cache"]
+__all__ = ["KIND", "VERSION", "AdjustedQrels", "Adjustments", "CACHE_SUFFIX", "read_cache"]
 
 logger = logging.getLogger(__name__)
 
-VERSION = 1
-FORMAT = "ir_bright adjusted qrels"
+KIND = "ir_bright.adjusted-qrels"
+VERSION = 2  # 2: checked by its manifest, as every derived file
 CACHE_SUFFIX = ".adjusted-qrels.json"
 DIGEST_BYTES = 20
 _NO_TEXT = b"\0" * DIGEST_BYTES  # a null content: never looked up, so never anyone's twin
 LISTS = ("added", "excluded_twins", "gold_not_in_corpus")
-
-
-class DamagedCache(CacheError):
-    """A cache file that cannot be trusted (unreadable, wrong format or version)."""
 
 
 class Adjustments:
@@ -120,7 +117,7 @@ class AdjustedQrels(BaseQrels):
         try:
             if self.adjustment(compute=False) is None:
                 return None
-        except DamagedCache:
+        except derived.DamagedError:
             return None
         return sum(1 for _ in self.qrels_iter())
 
@@ -184,8 +181,8 @@ class AdjustedQrels(BaseQrels):
         result: dict[str, Any] = {"list": str(path), "key": f"domains.{self.split}.added"}
         try:
             section = self.adjustment(compute=False)
-        except DamagedCache as exc:
-            return {**result, "state": f"damaged ({exc}): rebuilt on next use"}
+        except derived.DamagedError as exc:
+            return {**result, "state": f"damaged ({exc.problem}): rebuilt on next use"}
         if section is None:
             done = "out of date (computed again" if path.is_file() else "not computed yet (computed"
             return {**result, "state": f"{done} on first use of the qrels)"}
@@ -194,16 +191,17 @@ class AdjustedQrels(BaseQrels):
     def _current(self, target: Path, damaged: str = "rebuild") -> dict[str, Any] | None:
         """The section of ``target`` if it is current for the files it was computed from.
 
-        A damaged file raises :class:`DamagedCache` when ``damaged`` is ``"raise"``, else it
-        is None, as a stale one (with a warning naming it when ``damaged`` is ``"rebuild"``).
+        A damaged file raises :class:`~ir_bright.store.derived.DamagedError` when ``damaged``
+        is ``"raise"``, else it is None, as a stale one (with a warning naming it when
+        ``damaged`` is ``"rebuild"``).
         """
         try:
             cache = read_cache(target)
-        except DamagedCache as exc:
+        except derived.DamagedError as exc:
             if damaged == "raise":
                 raise
             if damaged == "rebuild":
-                logger.warning("%s is damaged (%s): computing it again", target, exc)
+                derived.rebuild_warning(target, exc.problem)
             return None
         if cache is None:
             return None
@@ -225,27 +223,28 @@ class AdjustedQrels(BaseQrels):
 
 def read_cache(path: Path) -> dict[str, Any] | None:
     """The parsed cache file at ``path``, or None if there is none; raises
-    :class:`DamagedCache` when it exists but is not a complete file of this version."""
+    :class:`~ir_bright.store.derived.DamagedError` when it exists but its manifest (format,
+    version, size and checksum: :func:`~ir_bright.store.derived.check`) or its content does
+    not hold."""
+    if not path.exists() and not path.is_symlink():
+        return None
+    _, problem = derived.check(path, KIND, VERSION, None, {path.name: path})
+    if problem is not None:
+        raise derived.DamagedError(path, problem)
     try:
         cache = read_json(path)
-    except FileNotFoundError:
-        return None
     except (OSError, ValueError) as exc:
-        raise DamagedCache(f"unreadable: {exc}") from exc
-    if not isinstance(cache, dict) or cache.get("format") != FORMAT:
-        raise DamagedCache("not an ir_bright adjusted-qrels file")
-    if cache.get("version") != VERSION:
-        raise DamagedCache(f"version {cache.get('version')!r}, expected {VERSION}")
-    domains = cache.get("domains")
-    if not isinstance(cache.get("corpus"), dict) or not isinstance(domains, dict):
-        raise DamagedCache("no corpus or domains")
+        raise derived.DamagedError(path, f"unreadable: {exc}") from exc
+    domains = cache.get("domains") if isinstance(cache, dict) else None
+    if not isinstance(domains, dict) or not isinstance(cache.get("corpus"), dict):
+        raise derived.DamagedError(path, "no corpus or domains")
     for split, section in domains.items():
         if not isinstance(section, dict) or not isinstance(section.get("examples"), dict):
-            raise DamagedCache(f"domain {split!r} is incomplete")
+            raise derived.DamagedError(path, f"domain {split!r} is incomplete")
         for name in LISTS:
             pairs = section.get(name)
             if not isinstance(pairs, list) or not all(_is_pair(p) for p in pairs):
-                raise DamagedCache(f"domain {split!r}: {name} is not a list of pairs")
+                raise derived.DamagedError(path, f"domain {split!r}: {name} is not pairs")
     return cache
 
 
@@ -260,10 +259,13 @@ def _identity(path: Path) -> dict[str, Any]:
 
 
 def _write(target: Path, cache: dict[str, Any]) -> None:
+    """Write the cache file, then its manifest (last: a file without one is never trusted)."""
+    derived.manifest_path(target).unlink(missing_ok=True)
     with derived.replaced_atomically(target) as out:
         out.write(json.dumps(cache, indent=0).encode())
         out.flush()
         os.fsync(out.fileno())
+    derived.write_manifest(target, KIND, VERSION, None, {target.name: target})
 
 
 def _compute(members: list[AdjustedQrels], corpus: Path) -> dict[str, Any]:
@@ -291,8 +293,6 @@ def _compute(members: list[AdjustedQrels], corpus: Path) -> dict[str, Any]:
             )
         domains[member.split] = section
     return {
-        "format": FORMAT,
-        "version": VERSION,
         "rule": "relevant: every document whose content.strip() equals a gold document's "
         "(SHA-1 of the UTF-8 text); exclusions unchanged and never made relevant",
         "corpus": _identity(corpus),
