@@ -13,8 +13,7 @@ are built when one is first used (:mod:`ir_bright.registry`), and pyarrow, NumPy
 the plotting and statistics libraries are imported by the calls that use them.
 """
 
-from importlib import import_module as _import_module
-
+from . import lazy as _lazy
 from ._version import __version__
 from .log import install as _install_logging
 from .when_imported import when_imported as _when_imported
@@ -33,19 +32,19 @@ __all__ = [
     "__version__",
 ]
 
-_LAZY = {
-    "compare": ".results.comparison",  # ir_bright.compare: the function
-    "per_query": ".results.comparison",  # deprecated: per_query_frame
-    "per_query_frame": ".results.comparison",
-    "drop_excluded": ".scoring",
-    "evaluate": ".scoring",
-    "Official": ".scoring.official",
-    "candidates": ".pipelines",
-    "fuse": ".pipelines",
-    "with_queries": ".pipelines",
-    "register": ".registry",
+_EXPORTS = {
+    "compare": "results.comparison",  # ir_bright.compare: the function
+    "per_query": "results.comparison",  # deprecated: per_query_frame
+    "per_query_frame": "results.comparison",
+    "drop_excluded": "scoring.scorer",
+    "evaluate": "scoring.scorer",
+    "Official": "scoring.official",
+    "candidates": "pipelines.reranking",
+    "fuse": "pipelines.fusion",
+    "with_queries": "pipelines.queries",
+    "register": "registry",
 }
-"""Where each public name lives; imported on first use (:func:`__getattr__`)."""
+"""Where each public name lives; imported on first use."""
 
 _HOSTS = ("ir_datasets", "ir_measures")
 """The packages ir_bright registers with: the first of them imported triggers the registration."""
@@ -61,13 +60,7 @@ def _register() -> None:
         register()
 
 
-def __getattr__(name: str):
-    """The public names, imported on first use."""
-    if name not in _LAZY:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(_import_module(_LAZY[name], __name__), name)
-    globals()[name] = value
-    return value
+__getattr__ = _lazy.exports(__name__, _EXPORTS)
 
 
 def __dir__() -> list[str]:

@@ -20,7 +20,6 @@ _EXPORTS = {
     "ParquetDocs": "docs",
     "StoreDocstore": "docs",
     "cached_count": "counts",
-    "cached_row_count": "parquet",
     "iter_records": "parquet",
     "open_parquet": "parquet",
     "read_batches": "parquet",

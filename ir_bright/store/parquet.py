@@ -31,7 +31,6 @@ else:
 
 __all__ = [
     "BATCH_ROWS",
-    "cached_row_count",
     "iter_records",
     "open_parquet",
     "read_batches",
@@ -239,23 +238,3 @@ def iter_records(
     for batch in batches:
         values = [batch.column(name).to_pylist() for name in columns]
         yield from map(make, zip(*values))
-
-
-def cached_row_count(hub_file) -> int | None:
-    """The row count of a hub parquet file from its footer if it is cached, else None."""
-    path = hub_file.cached_path()
-    return open_parquet(path).metadata.num_rows if path is not None else None
-
-
-_MOVED = {"ArrowStore": "arrow", "DocsIter": "docs", "ParquetDocs": "docs", "StoreDocstore": "docs"}
-
-
-def __getattr__(name: str) -> Any:
-    """The names that moved out of this module stay importable from it (from
-    ``ir_bright.store`` is the place to import them)."""
-    module = _MOVED.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    import importlib
-
-    return getattr(importlib.import_module(f"{__package__}.{module}"), name)
