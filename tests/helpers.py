@@ -50,3 +50,20 @@ def json_scores(text: str) -> dict:
     found = json.loads(text)
     found.pop("provenance")
     return found
+
+
+def assert_same_ranking(retrieved, official: dict, where: str = "") -> None:
+    """``retrieved`` (RankedDoc records of a run) has the queries of ``official`` (``{query
+    id: [[doc id, score], ...]}``, an official code's run) and, for each, the same documents in
+    the same order, with the same float32 scores (the official BM25 code's are gensim's)."""
+    import numpy as np
+
+    ranked: dict[str, list] = {}
+    for doc in retrieved:
+        ranked.setdefault(doc.query_id, []).append((doc.doc_id, doc.score))
+    assert set(ranked) == set(official), where
+    for query_id, found in ranked.items():
+        assert [d for d, _ in found] == [d for d, _ in official[query_id]], (where, query_id)
+        scores = np.array([s for _, s in found], dtype=np.float32)
+        expected = np.array([s for _, s in official[query_id]], dtype=np.float32)
+        assert np.allclose(scores, expected, rtol=1e-6, atol=1e-7), (where, query_id)

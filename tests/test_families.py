@@ -48,8 +48,8 @@ def test_every_benchmark_has_a_column_per_domain_and_known_group_labels(name):
     for bench in declared.benchmarks().values():
         assert bench.ids and len(bench.ids) == len(set(bench.ids)) == len(bench.labels)
         assert all(declared.owns(i) for i in bench.ids)
-        for _, members in bench.groups:
-            assert set(members) <= set(bench.labels)
+        for group in bench.groups:
+            assert group.ids and set(group.ids) <= set(bench.ids)
 
 
 @pytest.mark.parametrize("name", NAMES)

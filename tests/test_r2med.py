@@ -11,7 +11,6 @@ from pathlib import Path
 
 import ir_datasets
 import ir_measures
-import numpy as np
 import pytest
 from ir_measures import AP, RR, P, R, nDCG
 
@@ -19,6 +18,7 @@ import ir_bright
 from ir_bright import Official
 from ir_bright.families import family
 from tests.fixtures.r2med_hub import EXPANSIONS, TASKS
+from tests.helpers import assert_same_ranking
 
 REFERENCE = json.loads(
     (Path(__file__).parent / "data" / "r2med" / "reference.json").read_text(encoding="utf-8")
@@ -79,16 +79,8 @@ def test_bm25_top_100_is_the_official_codes(r2med, task):
     from ir_bright import bm25
 
     for query_set in SETS:
-        ranked = {}
-        for doc in bm25.retrieve(dataset_id(task, query_set), progress=False):
-            ranked.setdefault(doc.query_id, []).append((doc.doc_id, doc.score))
-        want = REFERENCE[task][query_set]["run"]
-        assert set(ranked) == set(want)
-        for query_id, found in ranked.items():
-            assert [d for d, _ in found] == [d for d, _ in want[query_id]], (query_set, query_id)
-            scores = np.array([s for _, s in found], dtype=np.float32)
-            official = np.array([s for _, s in want[query_id]], dtype=np.float32)
-            assert np.allclose(scores, official, rtol=1e-6, atol=1e-7)
+        retrieved = bm25.retrieve(dataset_id(task, query_set), progress=False)
+        assert_same_ranking(retrieved, REFERENCE[task][query_set]["run"], query_set)
 
 
 METRICS = {

@@ -9,7 +9,6 @@ from pathlib import Path
 
 import ir_datasets
 import ir_measures
-import numpy as np
 import pytest
 from ir_measures import AP, RR, P, R, nDCG
 
@@ -17,6 +16,7 @@ from ir_bright import Official
 from ir_bright.errors import ChecksumError
 from ir_bright.families import family
 from tests.fixtures.tempo_hub import DOMAINS, REASONING_MODELS
+from tests.helpers import assert_same_ranking
 
 REFERENCE = json.loads(
     (Path(__file__).parent / "data" / "tempo" / "reference.json").read_text(encoding="utf-8")
@@ -65,16 +65,8 @@ def test_bm25_runs_are_the_official_codes(tempo, config):
     from ir_bright import bm25
 
     for domain in DOMAINS:
-        ranked = {}
-        for doc in bm25.retrieve(f"tempo/{domain}{SETS[config]}", progress=False):
-            ranked.setdefault(doc.query_id, []).append((doc.doc_id, doc.score))
-        want = REFERENCE[config]["domains"][domain]["run"]
-        assert set(ranked) == set(want)
-        for query_id, found in ranked.items():
-            assert [d for d, _ in found] == [d for d, _ in want[query_id]], (domain, query_id)
-            scores = np.array([s for _, s in found], dtype=np.float32)
-            official = np.array([s for _, s in want[query_id]], dtype=np.float32)
-            assert np.allclose(scores, official, rtol=1e-6, atol=1e-7)
+        retrieved = bm25.retrieve(f"tempo/{domain}{SETS[config]}", progress=False)
+        assert_same_ranking(retrieved, REFERENCE[config]["domains"][domain]["run"], domain)
 
 
 MEASURES = {

@@ -76,16 +76,34 @@ class Protocol:
 
 
 @dataclass(frozen=True)
+class Group:
+    """Domains averaged together: a label (the column's) and their dataset ids."""
+
+    label: str
+    ids: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class Benchmark:
-    """One table of a family, as declared: its datasets are one column per domain."""
+    """One table of a family, as declared: an ordered set of datasets reported together (one
+    column per domain, with the label the papers print), its headline measure, and its groups
+    of domains, each reported as their macro average."""
 
     name: str
     title: str
     measure: str
     ids: tuple[str, ...]
     labels: tuple[str, ...]
-    groups: tuple[tuple[str, tuple[str, ...]], ...]
-    """``(label, the column labels it averages)`` for each group."""
+    groups: tuple[Group, ...] = ()
+
+    def label(self, column: str) -> str:
+        """The printed label of a dataset id (groups and Avg are their own label)."""
+        return self.labels[self.ids.index(column)] if column in self.ids else column
+
+    @property
+    def columns(self) -> tuple[str, ...]:
+        """The value columns of a row: the dataset ids, then the group labels."""
+        return (*self.ids, *(g.label for g in self.groups))
 
 
 class Family:
@@ -182,7 +200,11 @@ class Family:
             if (entry.setting, entry.query_set) == (spec["setting"], spec["query_set"])
         }
         columns = [(ids[key], self.domains[key]["label"]) for key in order if key in ids]
-        groups = tuple((g["label"], tuple(g["columns"])) for g in spec.get("groups", ()))
+        by_label = {label: dataset_id for dataset_id, label in columns}
+        groups = tuple(
+            Group(g["label"], tuple(by_label[label] for label in g["columns"]))
+            for g in spec.get("groups", ())
+        )
         return Benchmark(
             name,
             spec["title"],
