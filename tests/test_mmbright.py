@@ -423,7 +423,7 @@ def test_a_damaged_decodability_verdict_is_rebuilt_with_one_warning(mm, caplog, 
 
 
 def test_a_verdict_that_cannot_be_rebuilt_is_a_one_line_error_naming_it(mm, monkeypatch):
-    from ir_bright.store import derived
+    from ir_bright.store import exclusive
 
     list(ir_datasets.load("mm-bright/academia/task3").docs_iter())
     (verdict,) = ir_bright.hub.cache_home().rglob("*.decodable.json")
@@ -433,7 +433,7 @@ def test_a_verdict_that_cannot_be_rebuilt_is_a_one_line_error_naming_it(mm, monk
     def refuse(*args, **kwargs):
         raise PermissionError(13, "Permission denied")
 
-    monkeypatch.setattr(derived, "create_exclusive", refuse)
+    monkeypatch.setattr(exclusive, "create_exclusive", refuse)
     with pytest.raises(ir_bright.errors.CacheError) as error:
         list(ir_datasets.load("mm-bright/academia/task3").docs_iter())
     assert str(verdict) in str(error.value) and "\n" not in str(error.value)

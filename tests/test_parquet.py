@@ -8,7 +8,7 @@ import pytest
 from ir_datasets.formats import GenericDoc
 
 from ir_bright.errors import CacheError
-from ir_bright.store import ArrowStore, derived, parquet
+from ir_bright.store import ArrowStore, exclusive, parquet
 
 ROWS = 5000
 
@@ -60,7 +60,7 @@ def test_a_store_that_cannot_be_rebuilt_is_a_one_line_error_naming_it(corpus, mo
     def refuse(*args, **kwargs):
         raise PermissionError(13, "Permission denied")
 
-    monkeypatch.setattr(derived, "create_exclusive", refuse)
+    monkeypatch.setattr(exclusive, "create_exclusive", refuse)
     for use in (store.table, lambda: next(store.batches())):
         with pytest.raises(CacheError) as error:
             use()
