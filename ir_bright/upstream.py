@@ -24,6 +24,11 @@ internal moved (each function below has a contract test there). Written against 
   (``pyterrier.datasets._irds``); ir_bright subclasses it for topics that read one file.
 - :func:`irds_exporters`: ir_datasets' ``export`` command's writers, so that ``ir-bright
   export`` writes exactly what ``python -m ir_datasets export`` writes.
+- :func:`interpreter_flags`: the command-line options that give a new interpreter this one's
+  settings (``-I``, ``-E``, ``-s``, ``-O``, ``-W``, ``-X`` ...), as ``multiprocessing`` passes
+  them to its children; the BM25 workers start the same way, so that they import the same
+  packages and warn as the parent does. Python makes them in ``subprocess`` and documents no
+  public function.
 """
 
 from __future__ import annotations
@@ -37,6 +42,7 @@ __all__ = [
     "follow_levels",
     "inner_metrics",
     "install_measure_parser",
+    "interpreter_flags",
     "irds_dataset_class",
     "irds_exporters",
     "put_provider_first",
@@ -105,3 +111,12 @@ def irds_exporters(entity: str) -> dict[str, Any]:
     from ir_datasets.commands import export
 
     return export.QRELS_EXPORTERS if entity == "qrels" else export.DEFAULT_EXPORTERS
+
+
+def interpreter_flags() -> list[str]:
+    """This interpreter's settings as command-line options for a new one
+    (``subprocess._args_from_interpreter_flags``)."""
+    import subprocess
+
+    return list(subprocess._args_from_interpreter_flags())  # type: ignore[attr-defined]
+

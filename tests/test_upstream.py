@@ -8,6 +8,8 @@ scoring or registration.
 from __future__ import annotations
 
 import logging
+import subprocess
+import sys
 
 import ir_datasets
 import ir_measures
@@ -84,3 +86,22 @@ def test_ir_datasets_export_writers_are_found_by_entity_and_format():
     assert {"tsv", "jsonl"} <= set(upstream.irds_exporters("docs"))
     assert {"trec", "tsv", "jsonl"} <= set(upstream.irds_exporters("qrels"))
     assert ir_bright.register() == []  # already registered: nothing added twice
+
+
+def test_interpreter_flags_name_this_interpreters_settings_for_a_new_one():
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-s",
+            "-W",
+            "error::UserWarning",
+            "-c",
+            "from ir_bright.upstream import interpreter_flags; print(interpreter_flags())",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    flags = done.stdout
+    assert "'-s'" in flags and "'-Werror::UserWarning'" in flags
+
