@@ -29,11 +29,16 @@ internal moved (each function below has a contract test there). Written against 
   them to its children; the BM25 workers start the same way, so that they import the same
   packages and warn as the parent does. Python makes them in ``subprocess`` and documents no
   public function.
+- :func:`modules_being_imported`: which modules other threads are importing right now (the
+  owners of importlib's per-module import locks, ``importlib._bootstrap._module_locks``), so
+  that a fork can wait for them: a child forked while another thread imports a module would
+  wait for that module's lock for ever. Python offers no public way to ask.
 """
 
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -45,6 +50,7 @@ __all__ = [
     "interpreter_flags",
     "irds_dataset_class",
     "irds_exporters",
+    "modules_being_imported",
     "put_provider_first",
     "stock_parser",
 ]
@@ -120,3 +126,16 @@ def interpreter_flags() -> list[str]:
 
     return list(subprocess._args_from_interpreter_flags())  # type: ignore[attr-defined]
 
+
+def modules_being_imported() -> set[str]:
+    """The names of the modules other threads hold the import lock of (finding or running
+    them)."""
+    from importlib import _bootstrap
+
+    me = threading.get_ident()
+    importing = set()
+    for name, ref in list(_bootstrap._module_locks.items()):  # type: ignore[attr-defined]
+        lock = ref()
+        if lock is not None and lock.owner not in (None, me):
+            importing.add(name)
+    return importing
