@@ -9,15 +9,27 @@ would put a half-made module into ``sys.modules`` for every other importer to me
 
 A package face that hands on its modules' names without importing them writes
 ``__getattr__ = lazy.exports(__name__, {"name": "module", ...})`` (PEP 562).
+
+Deferred imports happen wherever the first use is, in any thread, and a process may fork at
+that moment (``multiprocessing``'s fork start method, ``os.fork``). A forked child holds
+only the forking thread, so a module another thread was importing stays locked in the child
+for ever, and the child's first use of it hangs. Before every fork, the forking thread waits
+(at most :data:`FORK_WAIT_SECONDS`) until no other thread is importing a module.
 """
 
 from __future__ import annotations
 
 import importlib
+import os
+import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
-__all__ = ["exports", "module"]
+from .upstream import modules_being_imported
+
+__all__ = ["FORK_WAIT_SECONDS", "exports", "module"]
+
+FORK_WAIT_SECONDS = 10.0
 
 
 class _Deferred:
@@ -55,3 +67,16 @@ def exports(package: str, names: Mapping[str, str]) -> Callable[[str], Any]:
         return getattr(importlib.import_module(f"{package}.{module}"), name)
 
     return __getattr__
+
+
+def _finish_imports() -> None:
+    """Before a fork: wait until the imports other threads run are done (or failed), so that
+    the child finds no module locked; give up after :data:`FORK_WAIT_SECONDS` rather than hold
+    the fork back for ever."""
+    deadline = time.monotonic() + FORK_WAIT_SECONDS
+    while modules_being_imported() and time.monotonic() < deadline:
+        time.sleep(0.001)
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(before=_finish_imports)

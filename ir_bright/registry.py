@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import importlib
 import logging
+import os
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from functools import cache, partial
@@ -92,6 +93,17 @@ def _placeholders(name: str) -> dict[str, Dataset]:
 
 
 _building = threading.RLock()  # reentrant: a family's build may load one of its datasets
+
+
+def _new_building_lock() -> None:
+    """In a forked child: a build another thread of the parent was running is not running
+    here, and its lock would never be released."""
+    global _building
+    _building = threading.RLock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_new_building_lock)
 
 
 def _built_dataset(name: str, dataset_id: str) -> Dataset:

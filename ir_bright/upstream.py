@@ -34,6 +34,15 @@ internal moved (each function below has a contract test there). Written against 
   (``pyterrier.datasets._irds``); ir_bright subclasses it for topics that read one file.
 - :func:`irds_exporters`: ir_datasets' ``export`` command's writers, so that ``ir-bright
   export`` writes exactly what ``python -m ir_datasets export`` writes.
+- :func:`interpreter_flags`: the command-line options that give a new interpreter this one's
+  settings (``-I``, ``-E``, ``-s``, ``-O``, ``-W``, ``-X`` ...), as ``multiprocessing`` passes
+  them to its children; the BM25 workers start the same way, so that they import the same
+  packages and warn as the parent does. Python makes them in ``subprocess`` and documents no
+  public function.
+- :func:`modules_being_imported`: which modules other threads are importing right now (the
+  owners of importlib's per-module import locks, ``importlib._bootstrap._module_locks``), so
+  that a fork can wait for them: a child forked while another thread imports a module would
+  wait for that module's lock for ever. Python offers no public way to ask.
 
 Everywhere else ir_bright uses public names only (``tests/test_private_names.py`` reads every
 module and fails on any private name of another package). Subclasses define only the private
@@ -47,6 +56,7 @@ attribute only when it is read, so one constituent that builds the dataset then 
 from __future__ import annotations
 
 import logging
+import threading
 import warnings
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -56,8 +66,10 @@ __all__ = [
     "follow_levels",
     "inner_metrics",
     "install_measure_parser",
+    "interpreter_flags",
     "irds_dataset_class",
     "irds_exporters",
+    "modules_being_imported",
     "put_provider_first",
     "register_measure",
     "stock_parser",
@@ -146,3 +158,25 @@ def irds_exporters(entity: str) -> dict[str, Any]:
     from ir_datasets.commands import export
 
     return export.QRELS_EXPORTERS if entity == "qrels" else export.DEFAULT_EXPORTERS
+
+
+def interpreter_flags() -> list[str]:
+    """This interpreter's settings as command-line options for a new one
+    (``subprocess._args_from_interpreter_flags``)."""
+    import subprocess
+
+    return list(subprocess._args_from_interpreter_flags())  # type: ignore[attr-defined]
+
+
+def modules_being_imported() -> set[str]:
+    """The names of the modules other threads hold the import lock of (finding or running
+    them)."""
+    from importlib import _bootstrap
+
+    me = threading.get_ident()
+    importing = set()
+    for name, ref in list(_bootstrap._module_locks.items()):  # type: ignore[attr-defined]
+        lock = ref()
+        if lock is not None and lock.owner not in (None, me):
+            importing.add(name)
+    return importing

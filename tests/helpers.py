@@ -4,12 +4,18 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
+import signal
+import time
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 import ir_datasets
 
 Run = Iterable[tuple[str, str, float]] | Mapping[str, list[str]]
+
+BM25_WORKER = "ir_bright.bm25.workers import serve"
+"""In the command line of each worker process of a BM25 index build."""
 
 
 def run_text(run: Run) -> str:
@@ -50,6 +56,52 @@ def json_scores(text: str) -> dict:
     found = json.loads(text)
     found.pop("provenance")
     return found
+
+
+def children(pid: int) -> dict[int, str]:
+    """{pid: command line} of the processes whose parent is ``pid`` (read from ``/proc``)."""
+    found = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except OSError:
+            continue
+        if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+            found[int(entry.name)] = cmdline
+    return found
+
+
+def descendants(pid: int) -> dict[int, str]:
+    """{pid: command line} of the processes ``pid`` started, and theirs, and so on."""
+    found: dict[int, str] = {}
+    level = children(pid)
+    while level:
+        found.update(level)
+        level = {k: v for child in level for k, v in children(child).items() if k not in found}
+    return found
+
+
+def alive(pid: int) -> bool:
+    """Whether ``pid`` runs (a zombie has ended: only its exit status is left)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def assert_gone_within(pids, seconds: float) -> None:
+    """Fail (after killing them) when any of ``pids`` still runs after ``seconds``."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline and any(map(alive, pids)):
+        time.sleep(0.05)
+    left = [pid for pid in pids if alive(pid)]
+    for pid in left:
+        os.kill(pid, signal.SIGKILL)
+    assert not left, f"processes left running: {left}"
 
 
 def assert_same_ranking(retrieved, official: dict, where: str = "") -> None:

@@ -4,8 +4,6 @@ trusted later, and a rerun gives the run a clean build gives."""
 
 from __future__ import annotations
 
-import os
-import random
 import shutil
 import signal
 import subprocess
@@ -16,58 +14,20 @@ from pathlib import Path
 import pytest
 
 from tests.fixtures import bright_hub
+from tests.helpers import BM25_WORKER, assert_gone_within, children
 
 pytest.importorskip("Stemmer")  # the bm25 extra
 if not Path("/proc/self/stat").exists():
     pytest.skip("reads the process table from /proc", allow_module_level=True)
 
-DOCS = 20_000
 DATASET = "bright/biology"  # 57,359 documents listed: the build starts worker processes
-
-
-def big_corpus():
-    """A domain large enough that indexing it takes seconds, in worker processes."""
-    rng = random.Random(5)
-    letters = "abcdefghijklmnopqrstuvwxyz"
-    words = ["".join(rng.choices(letters, k=rng.randint(4, 10))) for _ in range(200_000)]
-    docs = {f"doc_{i}.txt": " ".join(rng.choices(words, k=60)) for i in range(DOCS)}
-    examples = [
-        bright_hub.example(str(q), " ".join(rng.choices(words, k=8)), [f"doc_{q}.txt"])
-        for q in range(3)
-    ]
-    return {"documents": docs, "examples": examples}
 
 
 @pytest.fixture
 def bright(hub, hub_root, monkeypatch):
     monkeypatch.setenv("IR_BRIGHT_VERIFY", "0")
-    hub.rows = bright_hub.write_bright(hub_root, {"biology": big_corpus})
+    hub.rows = bright_hub.write_bright(hub_root, {"biology": bright_hub.slow_domain})
     return hub
-
-
-def children(pid: int) -> dict[int, str]:
-    """{pid: command line} of the processes whose parent is ``pid``."""
-    found = {}
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
-        except OSError:
-            continue
-        if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
-            found[int(entry.name)] = cmdline
-    return found
-
-
-def alive(pid: int) -> bool:
-    """Whether ``pid`` runs (a zombie has ended: only its exit status is left)."""
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"
 
 
 def start_bm25(run: Path) -> tuple[subprocess.Popen, dict[int, str]]:
@@ -80,23 +40,13 @@ def start_bm25(run: Path) -> tuple[subprocess.Popen, dict[int, str]]:
     )
     deadline = time.monotonic() + 240
     while time.monotonic() < deadline and proc.poll() is None:
-        workers = {p: c for p, c in children(proc.pid).items() if "spawn_main" in c}
+        workers = {p: c for p, c in children(proc.pid).items() if BM25_WORKER in c}
         if len(workers) >= 2:
             time.sleep(0.5)  # let them take their first batches
             return proc, children(proc.pid)
         time.sleep(0.05)
     proc.kill()
     pytest.fail(f"no worker processes seen: {proc.communicate()[1].decode()[-2000:]}")
-
-
-def assert_gone_within(pids, seconds: float) -> None:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline and any(map(alive, pids)):
-        time.sleep(0.05)
-    left = [pid for pid in pids if alive(pid)]
-    for pid in left:
-        os.kill(pid, signal.SIGKILL)
-    assert not left, f"processes left running: {left}"
 
 
 def index_folder() -> Path:

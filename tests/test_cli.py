@@ -526,13 +526,13 @@ def test_bm25_rebuilds_a_damaged_cached_index_with_one_warning(bright, cli, capl
 
 
 def test_bm25_with_a_read_only_cache_is_a_one_line_error(bright, cli, monkeypatch):
-    import filelock
+    from ir_bright.store import lock
 
-    def read_only(self, *args, **kwargs):
-        raise OSError(errno.EROFS, "Read-only file system", self.lock_file)
+    def read_only(path):
+        raise OSError(errno.EROFS, "Read-only file system", str(path))
 
     cli("download", "bright/pony")  # the data is there, the index is not
-    monkeypatch.setattr(filelock.FileLock, "acquire", read_only)
+    monkeypatch.setattr(lock, "_locked_file", read_only)
     line = assert_usage_error(cli, "bm25", "bright/pony", mentions="cannot write the BM25")
     assert "Read-only file system" in line
 

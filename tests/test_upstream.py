@@ -8,6 +8,9 @@ scoring or registration.
 from __future__ import annotations
 
 import logging
+import subprocess
+import sys
+import threading
 
 import ir_datasets
 import ir_measures
@@ -213,3 +216,44 @@ def test_ir_datasets_export_writers_are_found_by_entity_and_format():
     assert {"tsv", "jsonl"} <= set(upstream.irds_exporters("docs"))
     assert {"trec", "tsv", "jsonl"} <= set(upstream.irds_exporters("qrels"))
     assert ir_bright.register() == []  # already registered: nothing added twice
+
+
+def test_interpreter_flags_name_this_interpreters_settings_for_a_new_one():
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-s",
+            "-W",
+            "error::UserWarning",
+            "-c",
+            "from ir_bright.upstream import interpreter_flags; print(interpreter_flags())",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    flags = done.stdout
+    assert "'-s'" in flags and "'-Werror::UserWarning'" in flags
+
+
+def test_a_module_another_thread_imports_is_seen_being_imported_until_it_is_done(
+    tmp_path, monkeypatch
+):
+    (tmp_path / "slow_to_import.py").write_text(
+        "import threading\nSTARTED, GO = threading.Event(), threading.Event()\n"
+    )
+    (tmp_path / "waits_while_imported.py").write_text(
+        "import slow_to_import\nslow_to_import.STARTED.set()\nslow_to_import.GO.wait(30)\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import slow_to_import
+
+    importer = threading.Thread(target=__import__, args=("waits_while_imported",))
+    importer.start()
+    try:
+        assert slow_to_import.STARTED.wait(30)
+        assert "waits_while_imported" in upstream.modules_being_imported()
+    finally:
+        slow_to_import.GO.set()
+        importer.join()
+    assert "waits_while_imported" not in upstream.modules_being_imported()

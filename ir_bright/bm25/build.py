@@ -151,8 +151,9 @@ def _count_texts(texts: pa.Array):
 
 def _counted(batches: Iterable[pa.RecordBatch], workers: int) -> Generator:
     """(batch, counts) of every batch, in order; analysed in ``workers`` processes, at most
-    two batches per process in flight (memory stays bounded however large the corpus)."""
-    if workers == 1:
+    two batches per process in flight (memory stays bounded however large the corpus), or in
+    this one where a worker cannot be handed its connection (Windows)."""
+    if workers == 1 or os.name != "posix":
         counter = analysis.TermCounter()  # term ids of this index only
         for batch in batches:
             yield batch, (0, *counter.count(batch.column("text").to_pylist()))

@@ -9,6 +9,7 @@ nothing a later run trusts; a damaged or outdated index is rebuilt with one warn
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import re
@@ -56,17 +57,16 @@ def index_for(
         logger.info("using the cached BM25 index %s", folder)
         return index
     derived.refuse_symlink(folder.parent)  # the index folder is ours: never a link
-    try:
-        folder.parent.mkdir(parents=True, exist_ok=True)
-        lock = derived.file_lock(folder)
-        lock.acquire()
-    except OSError as exc:
-        raise CacheError(
-            f"cannot write the BM25 index folder {folder.parent} "
-            f"({exc.strerror or type(exc).__name__}): the index is built once next to the "
-            "corpus; set IR_DATASETS_HOME to a writable folder"
-        ) from exc
-    try:
+    with contextlib.ExitStack() as locked:
+        try:
+            folder.parent.mkdir(parents=True, exist_ok=True)
+            locked.enter_context(derived.file_lock(folder))
+        except OSError as exc:
+            raise CacheError(
+                f"cannot write the BM25 index folder {folder.parent} "
+                f"({exc.strerror or type(exc).__name__}): the index is built once next to the "
+                "corpus; set IR_DATASETS_HOME to a writable folder"
+            ) from exc
         problem = _index_problem(folder, source)
         if folder.exists() and problem is None:  # built by another process meanwhile
             return BM25Index.load(folder)
@@ -74,8 +74,6 @@ def index_for(
             derived.rebuild_warning(folder, problem or "incomplete")
             _remove(folder)
         _build_into(folder, dataset, params, progress)
-    finally:
-        lock.release()
     return BM25Index.load(folder)
 
 

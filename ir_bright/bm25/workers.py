@@ -1,5 +1,15 @@
-"""Worker processes for the index build, stopped with their parent whatever ends it.
+"""Worker processes for the index build: fresh interpreters, stopped with their parent whatever
+ends it.
 
+- **Never the user's script again.** Each worker is a new interpreter running :func:`serve`
+  (``python -c`` with the parent's ``sys.path`` and interpreter flags), not a
+  ``multiprocessing`` child: spawn and forkserver children run the parent's main script again,
+  so a script without ``if __name__ == "__main__":`` would reach the same index build in each
+  of them and wait, for ever, for the lock its parent holds; fork would copy the parent's
+  threads' locks. Requests and answers go over a socket pair
+  (``multiprocessing.connection.Connection``): no semaphore, no resource tracker to outlive
+  the build, and a worker may be started from a daemonic process (a ``multiprocessing.Pool``
+  worker).
 - **Ordered and bounded.** :meth:`Workers.ordered` maps a function over a stream in worker
   processes and yields the results in input order, with one item per process in flight, so
   memory stays bounded however long the stream.
@@ -18,8 +28,11 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import json
 import os
 import signal
+import socket
+import subprocess
 import sys
 import threading
 import time
@@ -27,47 +40,44 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, TypeVar
 
+from ..errors import IrBrightError
 from ..signals import TERMINATED, sigterm_exits
+from ..upstream import interpreter_flags
 
-__all__ = ["TERMINATED", "Workers", "sigterm_exits"]
+__all__ = ["TERMINATED", "Workers", "serve", "sigterm_exits"]
 
 T = TypeVar("T")
 
 
 _PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
 _WATCH_SECONDS = 0.5
+_START = (
+    "import json, sys; sys.path[:] = json.loads(sys.argv[1]); "
+    "from ir_bright.bm25.workers import serve; serve(int(sys.argv[2]), int(sys.argv[3]))"
+)
 
 
 class Workers:
-    """``count`` spawned worker processes, each with a pipe of its own, as a context manager.
+    """``count`` worker processes, each with a connection of its own, as a context manager.
 
-    Each worker has its own pipe rather than sharing a queue with the others (as
+    Each worker has its own connection rather than sharing a queue with the others (as
     ``multiprocessing.Pool`` does): a shared queue is guarded by a lock that an idle worker holds
     while it waits for a task, and ``Pool.terminate()`` takes that lock first, so a SIGTERM
-    could leave the command waiting for ever. With private pipes, stopping the workers is
+    could leave the command waiting for ever. With private connections, stopping the workers is
     killing them: nothing is shared that they could hold.
     """
 
     def __init__(self, count: int) -> None:
         self.count = count
-        self._workers: list[tuple[Any, Any]] = []  # (process, the parent's end of its pipe)
+        self._workers: list[tuple[subprocess.Popen, Any]] = []  # (process, its connection)
         self._stack = contextlib.ExitStack()
 
     def __enter__(self) -> Workers:
-        import multiprocessing
-
-        context = multiprocessing.get_context("spawn")  # no copy of the parent's threads/locks
         with contextlib.ExitStack() as stack:  # the handler restored if a start fails
             stack.enter_context(sigterm_exits())
             try:
                 for _ in range(self.count):
-                    mine, theirs = context.Pipe()
-                    process = context.Process(
-                        target=_serve, args=(theirs, os.getpid()), daemon=True
-                    )
-                    process.start()
-                    theirs.close()
-                    self._workers.append((process, mine))
+                    self._workers.append(_start())
             except BaseException:
                 self._kill()
                 raise
@@ -77,20 +87,20 @@ class Workers:
     def __exit__(self, kind: Any, error: Any, traceback: Any) -> None:
         with self._stack:  # then the SIGTERM handler is restored
             if kind is None:
-                for _, pipe in self._workers:
+                for _, connection in self._workers:
                     with contextlib.suppress(OSError):
-                        pipe.send(None)  # done: the worker returns
+                        connection.send(None)  # done: the worker returns
                 for process, _ in self._workers:
-                    process.join()
+                    process.wait()
             self._kill()  # an error, Ctrl-C, SIGTERM or the consumer stopped early
 
     def _kill(self) -> None:
-        for process, pipe in self._workers:
-            if process.is_alive():
+        for process, connection in self._workers:
+            if process.poll() is None:
                 process.kill()
-            pipe.close()
+            connection.close()
         for process, _ in self._workers:
-            process.join()
+            process.wait()
         self._workers = []
 
     def ordered(
@@ -99,29 +109,62 @@ class Workers:
         """``(item, func(arg(item)))`` for every item, in order, computed by the workers: item
         i goes to worker i mod count, once that worker's previous answer is read, so that a
         request is sent only to a worker waiting for one (neither side can block the other on
-        a full pipe) and at most ``count`` items are in flight."""
+        a full socket) and at most ``count`` items are in flight. ``func`` is pickled by name:
+        a module-level function of an importable module."""
         pending: deque = deque()
         for number, item in enumerate(items):
             if len(pending) >= self.count:  # the oldest is this worker's previous item
                 yield _answer(*pending.popleft())
-            pipe = self._workers[number % self.count][1]
-            pipe.send((func, arg(item)))
-            pending.append((item, pipe))
+            worker = self._workers[number % self.count]
+            worker[1].send((func, arg(item)))
+            pending.append((item, worker))
         while pending:
             yield _answer(*pending.popleft())
 
 
-def _answer(item: T, pipe: Any) -> tuple[T, Any]:
-    ok, value = pipe.recv()
+def _start() -> tuple[subprocess.Popen, Any]:
+    """A worker process and the parent's end of its socket pair."""
+    from multiprocessing.connection import Connection
+
+    mine, theirs = socket.socketpair()
+    try:
+        with theirs:
+            fd = theirs.fileno()
+            command = [sys.executable, *interpreter_flags(), "-c", _START]
+            process = subprocess.Popen(
+                [*command, json.dumps(sys.path), str(fd), str(os.getpid())],
+                pass_fds=(fd,),
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,  # stdout may carry the parent's results
+            )
+    except BaseException:
+        mine.close()
+        raise
+    return process, Connection(mine.detach())
+
+
+def _answer(item: T, worker: tuple[subprocess.Popen, Any]) -> tuple[T, Any]:
+    process, connection = worker
+    try:
+        ok, value = connection.recv()
+    except (EOFError, OSError):
+        raise IrBrightError(
+            f"a BM25 worker process (pid {process.pid}) ended before answering, status "
+            f"{process.wait()}: out of memory? index in one process (workers=1)"
+        ) from None
     if not ok:
         raise value
     return item, value
 
 
-def _serve(pipe: Any, parent: int) -> None:
-    """A worker: set up, then answer ``(func, arg)`` requests with ``(True, func(arg))`` or
-    ``(False, exception)`` until ``None`` (or the parent closing the pipe)."""
+def serve(fd: int, parent: int) -> None:
+    """A worker's life: set up, then answer ``(func, arg)`` requests on the connection ``fd``
+    with ``(True, func(arg))`` or ``(False, exception)`` until ``None`` (or the parent closing
+    the connection)."""
+    from multiprocessing.connection import Connection
+
     _start_worker(parent)
+    pipe = Connection(fd)
     while True:
         try:
             request = pipe.recv()

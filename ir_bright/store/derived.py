@@ -2,12 +2,13 @@
 
 The Arrow store next to a parquet corpus, MM-BRIGHT's image-decodability verdicts and the BM25
 index are all built from a cached hub file. This module is the one home of how such a file is
-written, checked and rebuilt:
+written, checked and rebuilt (it hands on the names of the two it builds on):
 
-- **Written safely.** Every file is created exclusively and without following a symbolic link
-  (``O_CREAT | O_EXCL | O_NOFOLLOW``) under a temporary name, then renamed into place; a lock
-  file that is a symbolic link is refused. Nothing is ever written outside the cache through
-  a planted link.
+- **Written safely** (:mod:`.exclusive`). Every file is created exclusively and without
+  following a symbolic link (``O_CREAT | O_EXCL | O_NOFOLLOW``) under a temporary name, then
+  renamed into place. Nothing is ever written outside the cache through a planted link.
+- **Built by one process at a time** (:mod:`.lock`), whose lock an interrupt never leaves held
+  and whose waiters never wait for themselves or for the process that started them.
 - **A manifest, written last.** Beside the derived file (``<file>.manifest.json``) or inside the
   derived folder (``manifest.json``): the kind and version of the format, the source's size and
   modification time, each file's size and CRC-32 checksums. A missing or foreign manifest, an
@@ -40,6 +41,8 @@ from typing import Any
 from .. import atomic
 from ..errors import CacheError
 from ..reading import kind_of, open_regular, read_json
+from .exclusive import create_exclusive, refuse_symlink
+from .lock import Lock, file_lock
 
 __all__ = [
     "MANIFEST",
@@ -66,98 +69,6 @@ logger = logging.getLogger(__name__)
 PAGE_BYTES = 4 << 10  # checksum unit of random access: a lookup hashes a few pages
 CHUNK_BYTES = 1 << 20
 MANIFEST = "manifest.json"
-WAIT_NOTICE_SECONDS = 3.0  # a lock wait longer than this is logged, naming the holder
-WAIT_REPEAT_SECONDS = 30.0
-_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
-_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
-
-
-def refuse_symlink(path: Path) -> None:
-    """Raise a one-line :class:`CacheError` when ``path`` is a symbolic link."""
-    if os.path.islink(path):
-        raise CacheError(
-            f"{path} is a symbolic link: ir_bright never follows links inside its cache; "
-            "remove it (and put the real file there, if it was one)"
-        )
-
-
-def create_exclusive(path: Path):
-    """A new file opened for binary writing, created exclusively without following links.
-
-    A leftover at ``path`` (a killed process's temporary file; the caller holds the lock) is
-    unlinked first: unlinking removes a symbolic link itself, never its target.
-    """
-    with contextlib.suppress(FileNotFoundError):
-        os.unlink(path)
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC
-    return os.fdopen(os.open(path, flags, 0o644), "wb")
-
-
-def file_lock(path: Path) -> Lock:
-    """The inter-process lock of ``path`` (``<path>.lock``), as a context manager or with
-    ``acquire()`` / ``release()``; a lock file that is a link is refused (filelock would
-    truncate the link's target)."""
-    return Lock(path)
-
-
-class Lock:
-    """A ``filelock.FileLock`` on ``<path>.lock`` that says who it waits for.
-
-    The holder writes its pid to ``<path>.lock.pid`` (beside the lock file, which filelock
-    may truncate or remove); a process still waiting after :data:`WAIT_NOTICE_SECONDS` logs
-    one warning naming that pid, and another every :data:`WAIT_REPEAT_SECONDS` after.
-    """
-
-    def __init__(self, path: Path):
-        import filelock
-
-        self.path = Path(str(path) + ".lock")
-        refuse_symlink(self.path)
-        self._owner = Path(str(path) + ".lock.pid")
-        self._lock = filelock.FileLock(str(self.path))
-        self._timeout = filelock.Timeout
-
-    def acquire(self) -> Lock:
-        """Wait for the lock (saying so after a few seconds), then claim it."""
-        waited, notice = 0.0, WAIT_NOTICE_SECONDS
-        while True:
-            try:
-                self._lock.acquire(timeout=notice)
-                break
-            except self._timeout:
-                waited += notice
-                notice = WAIT_REPEAT_SECONDS
-                logger.warning(
-                    "waiting %.0f s for %s, held by %s: another process builds the same "
-                    "file; this one goes on when it finishes (stop that process if it hangs)",
-                    waited,
-                    self.path,
-                    self.holder(),
-                )
-        with contextlib.suppress(OSError):  # the pid is a courtesy: never fail the work on it
-            with replaced_atomically(self._owner) as out:
-                out.write(str(os.getpid()).encode())
-        return self
-
-    def release(self) -> None:
-        """Give the lock up (the pid file first, so it never names a process that left)."""
-        with contextlib.suppress(OSError):
-            os.unlink(self._owner)
-        self._lock.release()
-
-    def holder(self) -> str:
-        """``pid N`` of the process holding the lock, as it wrote it, or ``an unknown pid``."""
-        try:
-            text = self._owner.read_text("ascii").strip()
-        except (OSError, UnicodeDecodeError):
-            text = ""
-        return f"pid {text}" if text.isdigit() else "an unknown pid"
-
-    def __enter__(self) -> Lock:
-        return self.acquire()
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.release()
 
 
 def source_identity(source: Path | None) -> dict | None:
