@@ -32,6 +32,8 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO
 
+from ir_bright import signals
+
 try:
     import fcntl
 except ImportError:  # no advisory locks: a killed writer's temporary file stays
@@ -57,49 +59,67 @@ class Pending:
     def __init__(self, target: Path, mode: int = 0o644):
         self.target = Path(target)
         reap(self.target)
-        for _ in range(_ATTEMPTS):
-            path = self.target.with_name(f".{self.target.name}.{secrets.token_hex(6)}{SUFFIX}")
-            flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC
-            try:
-                handle = os.open(path, flags, mode)
-            except FileExistsError:
-                continue
-            if _claim(handle, path):
-                break
-            os.close(handle)  # a cleanup took it in the instant before the lock: another name
-        else:
-            raise FileExistsError(errno.EEXIST, "no free temporary name", str(self.target))
-        self.path = path
-        self.file: IO[bytes] = os.fdopen(handle, "wb")
+        # an interrupt between the file's creation and its wrapping would leak a locked file
+        # that no cleanup can take: it waits until the file is wrapped, which then goes again
+        created = False
+        try:
+            with signals.deferred():
+                handle, self.path = _created(self.target, mode)
+                self.file: IO[bytes] = os.fdopen(handle, "wb")
+                created = True
+        except BaseException:
+            if created:
+                self.discard()
+            raise
 
     def commit(self, durable: bool = False) -> None:
         """Rename the written file onto the target (after ``fsync`` when ``durable``), then
         close it, which releases its lock."""
-        self.file.flush()
-        if durable:
-            os.fsync(self.file.fileno())
-        os.replace(self.path, self.target)
-        self.file.close()
+        with signals.deferred():
+            self.file.flush()
+            if durable:
+                os.fsync(self.file.fileno())
+            os.replace(self.path, self.target)
+            self.file.close()
 
     def discard(self) -> None:
         """Close and remove the temporary file; nothing once it is committed (its name is this
         writer's alone, so nothing else is ever removed)."""
-        with contextlib.suppress(OSError, ValueError):
-            self.file.close()
-        with contextlib.suppress(OSError):
-            os.unlink(self.path)
+        with signals.deferred():
+            with contextlib.suppress(OSError, ValueError):
+                self.file.close()
+            with contextlib.suppress(OSError):
+                os.unlink(self.path)
+
+
+def _created(target: Path, mode: int) -> tuple[int, Path]:
+    """A new temporary file beside ``target``, created exclusively and locked: its handle and
+    name."""
+    for _ in range(_ATTEMPTS):
+        path = target.with_name(f".{target.name}.{secrets.token_hex(6)}{SUFFIX}")
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC
+        try:
+            handle = os.open(path, flags, mode)
+        except FileExistsError:
+            continue
+        if _claim(handle, path):
+            return handle, path
+        os.close(handle)  # a cleanup took it in the instant before the lock: another name
+    raise FileExistsError(errno.EEXIST, "no free temporary name", str(target))
 
 
 @contextlib.contextmanager
 def replaced(target: Path, mode: int = 0o644, durable: bool = False) -> Iterator[IO[bytes]]:
     """A binary file to write, renamed onto ``target`` when the block ends without error and
     removed when it raises (an exception, Ctrl-C, SIGTERM made an exception)."""
-    pending = Pending(target, mode)
+    pending: Pending | None = None
     try:
+        pending = Pending(target, mode)
         yield pending.file
         pending.commit(durable)
     finally:
-        pending.discard()
+        if pending is not None:
+            pending.discard()
 
 
 def temporary_names(target: Path) -> re.Pattern[str]:

@@ -156,7 +156,7 @@ def adjusted_pass(home: Path) -> None:
         assert assert_interrupted_cleanly(n, section, home)
         assert section() == expected, f"point {n}"
     gc.collect()
-    assert leftovers(home) == []
+    assert leftovers(home) == [], leftovers(home)
 
 
 if __name__ == "__main__":

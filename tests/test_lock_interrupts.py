@@ -70,7 +70,7 @@ def raise_during_interrupt(*args, **kwargs):
 def test_sigint_whose_cleanup_fails_in_the_adjusted_pass_exits_130_in_one_line(
     bright, cli, monkeypatch
 ):
-    from ir_bright.bright import adjusted
+    from ir_bright.families.bright import adjusted
 
     monkeypatch.setattr(adjusted, "twins_of", raise_during_interrupt)
     status, out, err = cli("export", "bright/biology/adjusted", "qrels")
