@@ -111,7 +111,10 @@ class HubFile:
     sha256: str | None = None
     twin: HubFile | None = None
 
-    def _url(self) -> str:
+    @property
+    def fetch_url(self) -> str:
+        """Where the hub serves this file, credentials in ``HF_ENDPOINT`` included: for the
+        request only, never for a message (:attr:`url` is the one to show)."""
         return (
             f"{endpoint()}/datasets/{self.repo}/resolve/"
             f"{quote(revision(self.repo, self.revision), safe='')}/{quote(self.path)}"
@@ -120,7 +123,7 @@ class HubFile:
     @property
     def url(self) -> str:
         """Where the hub serves this file (credentials in ``HF_ENDPOINT`` redacted)."""
-        return redact(self._url())
+        return redact(self.fetch_url)
 
     @property
     def local_path(self) -> Path:

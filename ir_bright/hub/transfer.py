@@ -56,7 +56,7 @@ class _Transfer:
 
     def __init__(self, file: Wanted, out: IO[bytes], settings: HttpSettings):
         self.file = file
-        self.url = file._url()
+        self.url = file.fetch_url
         self.out = out
         self.settings = settings
         self.timeout = settings.timeout
