@@ -26,7 +26,7 @@ family's declaration (``hub.known_revisions``: who pins it, what changed between
 None.
 ``mixed_commits`` is true when two files were fetched at two different known commits: the
 number then mixes two states of the hub repository, and every command reading them has said
-so in a warning (:func:`ir_bright.hub.provenance.watch`). To
+so in a warning (:func:`ir_bright.hub.fetch_records.watch`). To
 score one state: delete the cached files of the other commit (``ir-bright info ID`` lists
 them with their commits), set ``IR_BRIGHT_REVISION`` to the wanted commit (the known BRIGHT
 revisions are in the families' declarations) and run the command again.
@@ -41,7 +41,7 @@ from typing import Any
 
 from . import registry
 from ._version import __version__
-from .hub.provenance import UNKNOWN
+from .hub.fetch_records import UNKNOWN
 from .reading import file_digests
 
 __all__ = [

@@ -639,12 +639,12 @@ def test_export_jsonl_keeps_list_fields_and_quiet_silences_ir_datasets(mmbright,
 
 
 def test_an_unexpected_failure_is_one_line_with_exit_status_1(capsys, monkeypatch):
-    from ir_bright import catalog
+    from ir_bright import inventory
 
     def boom(dataset_id):
         raise RuntimeError("boom\nsecond line")
 
-    monkeypatch.setattr(catalog, "describe", boom)
+    monkeypatch.setattr(inventory, "describe", boom)
     status = main(["info", "bright/pony"])
     out, err = capsys.readouterr()
     assert status == 1 and out == "" and "Traceback" not in err
@@ -657,12 +657,12 @@ def test_an_unexpected_failure_is_one_line_with_exit_status_1(capsys, monkeypatc
 
 
 def test_the_machines_refusals_exit_2_naming_the_file(cli, monkeypatch):
-    from ir_bright import catalog
+    from ir_bright import inventory
 
     def denied(dataset_id):
         raise PermissionError(errno.EACCES, "Permission denied", "/data/cache")
 
-    monkeypatch.setattr(catalog, "describe", denied)
+    monkeypatch.setattr(inventory, "describe", denied)
     assert_usage_error(
         cli, "info", "bright/pony", mentions="/data/cache: Permission denied: check its"
     )
@@ -672,12 +672,12 @@ def test_a_network_failure_outside_the_hub_is_one_line(cli, monkeypatch):
     """ir_datasets' own downloads (ids ir_bright does not serve) fail with requests' errors."""
     import requests
 
-    from ir_bright import catalog
+    from ir_bright import inventory
 
     def offline(dataset_id):
         raise requests.ConnectionError("Max retries exceeded with url: /scifact.zip")
 
-    monkeypatch.setattr(catalog, "describe", offline)
+    monkeypatch.setattr(inventory, "describe", offline)
     line = assert_usage_error(cli, "info", "beir/scifact", mentions="Max retries exceeded")
     assert "check the network" in line
 

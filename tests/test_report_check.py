@@ -23,16 +23,16 @@ ROWS = [(bench, name) for bench, rows in REFERENCES.items() for name in rows]
 def published_row(monkeypatch):
     """Add published rows ``hand`` (the hand runs' cells: Bio 77.5, AoPS 81.5) and ``near``
     (Bio 77.7) to benchmark bright, as a family declaration would hold them."""
-    real = references._catalogue
+    real = references._published_rows
 
-    def catalogue():
+    def published_rows():
         data = real()
         rows = dict(data["bright"])
         rows["hand"] = {"label": "hand", "values": {"Bio": 77.5, "AoPS": 81.5}, "source": "test"}
         rows["near"] = {"label": "near", "values": {"Bio": 77.7, "AoPS": 81.5}, "source": "test"}
         return {**data, "bright": rows}
 
-    monkeypatch.setattr(references, "_catalogue", catalogue)
+    monkeypatch.setattr(references, "_published_rows", published_rows)
 
 
 def check(capsys, *argv):

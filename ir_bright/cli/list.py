@@ -36,7 +36,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace) -> int:
     """Print the ids matching the pattern with their counts and cache state."""
-    from ..catalog import overview
+    from ..inventory import overview
 
     rows = overview(args.pattern)
     out = sys.stdout

@@ -3,7 +3,7 @@
 A :class:`HubFile` names a file of a hub dataset repository and the place it is cached:
 
 - URL: ``{HF_ENDPOINT}/datasets/{repo}/resolve/{revision}/{path}`` (``IR_BRIGHT_REVISION``
-  overrides the catalogue's revision).
+  overrides the declared revision).
 - Cache: ``{IR_DATASETS_HOME}/{namespace}/{folder of cache_path}/ir_bright/{name}``, one
   folder below the name itself (:data:`OWN_FOLDER`). ``cache_path`` is the name ir_datasets'
   own loader gives the file where it has one (BRIGHT's), and that loader reads whatever is
@@ -40,9 +40,9 @@ from .config import (
     revision,
     verification_mode,
 )
-from .provenance import file_provenance, watch
+from .fetch_records import file_provenance, watch
 
-__all__ = ["OWN_FOLDER", "HubFile", "HubFileLike", "catalogue"]
+__all__ = ["OWN_FOLDER", "HubFile", "HubFileLike", "declared_files"]
 
 OWN_FOLDER = "ir_bright"
 """The folder, beside a file's name in the cache, that holds ir_bright's copy of it."""
@@ -170,7 +170,7 @@ class HubFile:
     def ensure(self) -> tuple[Path, int]:
         """The verified local copy and the bytes THIS process downloaded for it (0 when it was
         cached already, or another process fetched it meanwhile); files of one repository
-        used at two commits are named in a warning (:func:`~ir_bright.hub.provenance.watch`)."""
+        used at two commits are named in a warning (:func:`~ir_bright.hub.fetch_records.watch`)."""
         path, fetched = self._ensure()
         watch(path)
         return path, fetched
@@ -215,8 +215,8 @@ class HubFile:
                 yield from (place.parent / alias for alias in self.aliases)
 
 
-def catalogue(data: dict[str, Any]) -> dict[str, HubFile]:
-    """The hub files described by a catalogue (the ``hub`` of a family's declaration,
+def declared_files(data: dict[str, Any]) -> dict[str, HubFile]:
+    """The hub files a declaration describes (the ``hub`` of a family's declaration,
     ``ir_bright/families/<family>.json``).
 
     ``data`` has ``repo``, ``revision``, ``namespace`` and ``files``: key -> ``path``,

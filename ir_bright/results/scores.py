@@ -13,8 +13,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .settings import SystemInfo
-from .suites import Benchmark
+from .benchmarks import Benchmark
+from .system_info import SystemInfo
 from .systems import System
 
 __all__ = ["Check", "CheckFailures", "Row", "Table", "mean_of", "score"]
@@ -32,7 +32,7 @@ class Row:
     average: float | None
     reference: bool = False
     info: SystemInfo | None = None
-    """The system's setting (:mod:`.settings`), when its folder or a flag says."""
+    """The system's setting (:mod:`.system_info`), when its folder or a flag says."""
 
 
 @dataclass(frozen=True)

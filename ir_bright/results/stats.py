@@ -1,5 +1,5 @@
-"""The significance statistics of :mod:`.comparison`: paired tests, bootstrap intervals and
-multiple-comparison corrections, and the settings that choose them (:class:`Options`).
+"""The significance statistics of :mod:`.paired`: paired tests, bootstrap intervals and
+multiple-comparison corrections, and the options that choose them (:class:`Options`).
 
 - :func:`paired_tests`: the two-sided paired t-test, ``scipy.stats.ttest_rel(system,
   baseline)``, and the two-sided Wilcoxon signed-rank test, ``scipy.stats.wilcoxon(system,

@@ -2,7 +2,7 @@
 ``per_query`` and ``drop_excluded``, and BRIGHT-Pro's aspect measures.
 
 The names below are imported on first use: ``import ir_bright`` registers the measures
-(:mod:`.provider`, :mod:`.aspects`) without loading the scorer and the run readers."""
+(:mod:`.provider`, :mod:`.aspect_measures`) without loading the scorer and the run readers."""
 
 from .. import lazy
 

@@ -1,4 +1,5 @@
-"""Where each cached hub file came from: a small JSON sidecar written at download.
+"""The fetch record of each cached hub file, where it came from: a small JSON sidecar written at
+download.
 
 ``<cached file>.provenance.json`` holds, for the file beside it: ``repo`` (the hub
 repository), ``revision`` (the revision asked for, after ``IR_BRIGHT_REVISION``), ``commit``

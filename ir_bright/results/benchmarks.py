@@ -14,10 +14,9 @@ id with each ``/`` written ``__`` (two underscores): ``bright__biology.trec``,
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import cache
-from typing import Any
 
+from ..families import Benchmark, Group, families
 from .errors import ReportError
 
 __all__ = [
@@ -40,65 +39,28 @@ AVERAGE = "Avg"
 """The label of the macro-average column."""
 
 
-@dataclass(frozen=True)
-class Group:
-    """Domains averaged together: a label (the column's) and their dataset ids."""
-
-    label: str
-    ids: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class Benchmark:
-    """An ordered set of datasets reported together, and its groups of them."""
-
-    name: str
-    title: str
-    measure: str
-    ids: tuple[str, ...]
-    labels: tuple[str, ...]
-    groups: tuple[Group, ...] = ()
-
-    def label(self, column: str) -> str:
-        """The printed label of a dataset id (groups and Avg are their own label)."""
-        return self.labels[self.ids.index(column)] if column in self.ids else column
-
-    @property
-    def columns(self) -> tuple[str, ...]:
-        """The value columns of a row: the dataset ids, then the group labels."""
-        return (*self.ids, *(g.label for g in self.groups))
-
-
 @cache
-def _catalogue() -> dict[str, Any]:
+def _declared_benchmarks() -> dict[str, Benchmark]:
     """Every family's benchmarks, by name, in the families' order."""
-    from ..families import families
-
-    return {name: spec for family in families() for name, spec in family.benchmarks().items()}
+    return {name: bench for family in families() for name, bench in family.benchmarks().items()}
 
 
 def benchmark_names() -> list[str]:
     """The benchmarks ``report`` and ``compare`` know."""
-    return list(_catalogue())
+    return list(_declared_benchmarks())
 
 
 def benchmark(name: str) -> Benchmark:
     """The benchmark called ``name``; unknown names raise a one-line error."""
-    known = _catalogue()
+    known = _declared_benchmarks()
     if name not in known:
         raise ReportError(f"unknown benchmark {name!r}: choose one of {', '.join(known)}")
-    spec = known[name]
-    by_label = dict(zip(spec.labels, spec.ids))
-    groups = tuple(
-        Group(label, tuple(by_label[column] for column in columns))
-        for label, columns in spec.groups
-    )
-    return Benchmark(name, spec.title, spec.measure, spec.ids, spec.labels, groups)
+    return known[name]
 
 
 def benchmarks_of(dataset_id: str) -> list[str]:
     """The benchmarks that have ``dataset_id`` as a column."""
-    return [name for name, spec in _catalogue().items() if dataset_id in spec.ids]
+    return [name for name, spec in _declared_benchmarks().items() if dataset_id in spec.ids]
 
 
 def filename_for(dataset_id: str, suffix: str = ".trec") -> str:
