@@ -96,6 +96,32 @@ def test_list_pattern_matching_nothing_is_a_usage_error(cli):
     assert_usage_error(cli, "list", "nothing-like-this", mentions="no dataset id matches")
 
 
+# -- --format: one meaning in every command --------------------------------------------------
+
+
+def test_tsv_is_one_record_a_line_without_a_header_in_list_as_in_export(bright, cli):
+    _, listed, _ = cli("list", "bright/pony", "--format", "tsv")
+    _, as_json, _ = cli("list", "bright/pony", "--format", "json")
+    columns = ("id", "docs", "queries", "qrels", "cached")
+    expected = [
+        ["?" if row[c] is None else str(row[c]) for c in columns] for row in json.loads(as_json)
+    ]
+    assert [line.split("\t") for line in listed.splitlines()] == expected  # no header row
+    assert expected[0] == ["bright/pony", "7894", "112", "2219", "no"]  # declared counts
+    _, exported, _ = cli("export", "bright/pony", "queries", "--format", "tsv")
+    assert [line.split("\t")[0] for line in exported.splitlines()] == ["0", "1"]
+
+
+def test_csv_starts_with_its_header_row_in_every_command(bright, cli, tmp_path):
+    run = tmp_path / "run.trec"
+    run.write_text("0 Q0 Pony/builtin-String_0.txt 1 1.0 t\n")
+    _, scored, _ = cli("evaluate", "bright/pony", str(run), "-m", "R@10", "--format", "csv")
+    assert scored.splitlines() == ["run,R@10", f"{run},0.5"]  # query 1 is missing: 0
+    _, published, _ = cli("references", "--benchmark", "bright", "--format", "csv")
+    header = "benchmark,name,label,setting,date,measure,source,Avg"
+    assert published.splitlines()[0] == header
+
+
 # -- download ---------------------------------------------------------------------------------
 
 

@@ -14,6 +14,7 @@ EPILOG = """examples:
   ir-bright list biology              ids containing "biology"
   ir-bright list 'bright/*-long'      a glob over the ids
   ir-bright list mm-bright --format json
+The columns are id, docs, queries, qrels and cached (tsv: in that order, without a header).
 cached: "yes" when every hub file the dataset reads is in the cache (see `ir-bright download`),
 "no" when none is, "k/n" when k of its n files are."""
 
@@ -47,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
     header = ["id", "docs", "queries", "qrels", "cached"]
     cells = [[_cell(row[h]) for h in header] for row in rows]
     if args.format == "tsv":
-        for line in [header, *cells]:
+        for line in cells:
             out.write("\t".join(line) + "\n")
         return 0
     widths = [max(len(line[i]) for line in [header, *cells]) for i in range(len(header))]
