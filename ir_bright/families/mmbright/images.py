@@ -34,11 +34,9 @@ from ...store.schema import BYTES as BYTES_KIND
 from ...store.schema import ID, Column
 from .source import file
 
-__all__ = ["ImageCorpus", "ImageDocs", "counted_warnings", "decode_format"]
-
 logger = logging.getLogger(__name__)
 
-VERDICT_VERSION = 2  # 2: with a manifest (ir_bright.derived)
+VERDICT_VERSION = 2  # the verdicts' format, in their manifest (ir_bright.store.derived)
 VERDICT_KIND = "ir_bright.decodable"
 FULL_DECODE_PIXELS = 40_000_000  # about 120 MB as RGB
 PATH, BYTES = "path", "bytes"
