@@ -17,8 +17,6 @@ import importlib
 from collections.abc import Callable, Mapping
 from typing import Any
 
-__all__ = ["exports", "module"]
-
 
 class _Deferred:
     """Stands for a module until an attribute of it is read."""

@@ -17,8 +17,8 @@ component lists them as ``<entity>_hub_files()``)::
 
 Only cached files are described (a number was computed from them): nothing is fetched. A
 file's facts come from the record written beside it at download
-(:func:`ir_bright.hub.file_provenance`); a file cached before that record existed has its
-checksums computed once and ``commit`` ``"unknown"``, never a guessed one.
+(:func:`ir_bright.hub.fetch_records.file_provenance`); a file cached before that record
+existed has its checksums computed once and ``commit`` ``"unknown"``, never a guessed one.
 
 ``commit`` is the commit every described file was fetched at (``"unknown"`` when none says),
 and None when they differ; ``known_as`` names it when it is one of the known revisions of its
@@ -44,16 +44,7 @@ from ._version import __version__
 from .hub.fetch_records import UNKNOWN
 from .reading import file_digests
 
-__all__ = [
-    "ENTITIES",
-    "PROTOCOLS",
-    "dataset_provenance",
-    "known_revisions",
-    "provenance",
-    "run_provenance",
-    "sidecar_text",
-    "write_run_provenance",
-]
+__all__ = ["dataset_provenance", "provenance"]
 
 ENTITIES = ("docs", "queries", "qrels")
 PROTOCOLS = ("official", "stock")

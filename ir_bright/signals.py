@@ -14,8 +14,6 @@ import signal
 import threading
 from collections.abc import Iterator
 
-__all__ = ["TERMINATED", "Terminated", "sigterm_exits"]
-
 TERMINATED = 128 + signal.SIGTERM
 """The exit status of a command ended by SIGTERM (143), as a shell reports it."""
 

@@ -10,7 +10,8 @@ import json
 import pytest
 
 from ir_bright.errors import ChecksumError
-from ir_bright.hub import HubFile, file_provenance
+from ir_bright.hub import HubFile
+from ir_bright.hub.fetch_records import file_provenance
 from tests.fixtures import hubserver
 from tests.test_hub import BODY, REPO, hub_file, put
 

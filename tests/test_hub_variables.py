@@ -7,7 +7,7 @@ import pytest
 
 from ir_bright.cli import main
 from ir_bright.errors import DownloadError
-from ir_bright.hub import HttpPatience, http_patience
+from ir_bright.hub.config import HttpPatience, http_patience
 from tests.fixtures import mmbright_hub
 from tests.test_hub import hub_file, put
 

@@ -24,8 +24,6 @@ from ..store import derived
 from .index import INDEX_KIND, INDEX_VERSION, BM25Index, index_files
 from .params import DEFAULT_PARAMS, BM25Params
 
-__all__ = ["dataset_id", "index_folder", "index_for"]
-
 logger = logging.getLogger(__name__)
 
 

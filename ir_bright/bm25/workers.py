@@ -27,9 +27,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, TypeVar
 
-from ..signals import TERMINATED, sigterm_exits
-
-__all__ = ["TERMINATED", "Workers", "sigterm_exits"]
+from ..signals import sigterm_exits
 
 T = TypeVar("T")
 

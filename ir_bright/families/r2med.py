@@ -44,8 +44,6 @@ if TYPE_CHECKING:
 else:
     pa = lazy.module("pyarrow")
 
-__all__ = ["ANSWER_RULES", "datasets", "expanded_query"]
-
 logger = logging.getLogger(__name__)
 
 

@@ -9,35 +9,20 @@ importing only those above it in this list: :mod:`.config` (every environment va
 (:class:`HubFile`, :class:`HubFileLike`, :func:`declared_files`).
 """
 
-from .config import (
-    HttpPatience,
-    cache_home,
-    endpoint,
-    http_patience,
-    offline,
-    redact,
-    verification_enabled,
-    verification_mode,
-)
-from .fetch_records import file_provenance
+from .config import cache_home, endpoint, offline, verification_mode
 from .files import HubFile, HubFileLike, declared_files
 from .listing import ListedEntry, list_folder
 from .transfer import human_size
 
 __all__ = [
-    "HttpPatience",
     "HubFile",
     "HubFileLike",
     "ListedEntry",
     "cache_home",
     "declared_files",
     "endpoint",
-    "file_provenance",
-    "http_patience",
     "human_size",
     "list_folder",
     "offline",
-    "redact",
-    "verification_enabled",
     "verification_mode",
 ]

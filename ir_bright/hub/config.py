@@ -27,22 +27,6 @@ from urllib.parse import urlsplit
 
 from ..errors import CacheError, DownloadError, OfflineError
 
-__all__ = [
-    "DEFAULT_ENDPOINT",
-    "HttpPatience",
-    "cache_home",
-    "endpoint",
-    "http_patience",
-    "make_folder",
-    "offline",
-    "offline_refusal",
-    "redact",
-    "revision",
-    "token",
-    "verification_enabled",
-    "verification_mode",
-]
-
 DEFAULT_ENDPOINT = "https://huggingface.co"
 MAX_RETRIES = 100
 MAX_BACKOFF_S = 60.0

@@ -44,16 +44,6 @@ from ..reading import file_digests, read_json
 from ..store.derived import file_lock, refuse_symlink, replaced_atomically
 from .config import cache_home
 
-__all__ = [
-    "SUFFIX",
-    "UNKNOWN",
-    "commit_from_headers",
-    "file_provenance",
-    "record",
-    "recorded",
-    "watch",
-]
-
 logger = logging.getLogger(__name__)
 
 SUFFIX = ".provenance.json"

@@ -42,8 +42,6 @@ from .config import (
 )
 from .fetch_records import file_provenance, watch
 
-__all__ = ["OWN_FOLDER", "HubFile", "HubFileLike", "declared_files"]
-
 OWN_FOLDER = "ir_bright"
 """The folder, beside a file's name in the cache, that holds ir_bright's copy of it."""
 
@@ -193,8 +191,9 @@ class HubFile:
         return target, fetched
 
     def provenance(self) -> dict[str, Any] | None:
-        """Where the cached copy came from (:func:`~ir_bright.hub.file_provenance`), or None
-        when it is not cached; no network call."""
+        """Where the cached copy came from
+        (:func:`~ir_bright.hub.fetch_records.file_provenance`), or None when it is not cached;
+        no network call."""
         shared = self.shared()
         found = shared.cached_path()
         if found is None:

@@ -34,16 +34,6 @@ from .._version import __version__
 from ..errors import DownloadError, OfflineError
 from .config import HttpPatience, endpoint, redact, token
 
-__all__ = [
-    "CONNECT_TIMEOUT_S",
-    "MAX_WAIT_S",
-    "Transient",
-    "for_the_hub",
-    "refuse_status",
-    "retrying",
-    "send",
-]
-
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
 

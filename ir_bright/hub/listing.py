@@ -37,18 +37,6 @@ from .config import (
 )
 from .http import CONNECT_TIMEOUT_S, Transient, refuse_status, retrying, send
 
-__all__ = [
-    "MAX_ENTRIES",
-    "MAX_PAGES",
-    "MAX_PAGE_BYTES",
-    "GIT_OID",
-    "SHA256",
-    "ListedEntry",
-    "int_or_none",
-    "list_folder",
-    "paths_info",
-]
-
 SHA256 = re.compile(r"^[0-9a-f]{64}$")
 GIT_OID = re.compile(r"^[0-9a-f]{40}$")
 MAX_PAGES = 1000

@@ -42,8 +42,6 @@ from .verify import (
     verify,
 )
 
-__all__ = ["download", "human_size"]
-
 logger = logging.getLogger(__name__)
 
 READ_BYTES = 1 << 16

@@ -36,20 +36,6 @@ from ..errors import ChecksumError
 from .config import redact, verification_mode
 from .listing import GIT_OID, SHA256, paths_info
 
-__all__ = [
-    "CHANGED",
-    "Bound",
-    "Downloaded",
-    "Wanted",
-    "check_body",
-    "git_blob_id",
-    "listed",
-    "oid_from_headers",
-    "sha256_from_headers",
-    "size_bounds",
-    "verify",
-]
-
 CHANGED = (
     "nothing was cached; the hub's files may have changed since they were pinned: set "
     "IR_BRIGHT_REVISION to the commit holding the pinned files, or IR_BRIGHT_VERIFY=hub to "

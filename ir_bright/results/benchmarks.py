@@ -16,21 +16,8 @@ from __future__ import annotations
 
 from functools import cache
 
-from ..families import Benchmark, Group, families
+from ..families import Benchmark, families
 from .errors import ReportError
-
-__all__ = [
-    "AVERAGE",
-    "RUN_SUFFIXES",
-    "Benchmark",
-    "Group",
-    "benchmark",
-    "benchmark_names",
-    "benchmarks_of",
-    "dataset_from_filename",
-    "filename_for",
-    "run_stem",
-]
 
 RUN_SUFFIXES = (".trec", ".run", ".txt", ".tsv", ".res")
 """The extensions a run file may have (then optionally ``.gz``)."""

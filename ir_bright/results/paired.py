@@ -49,14 +49,12 @@ from typing import Any
 import numpy as np
 
 from .. import registry
-from .benchmarks import Benchmark
+from ..families import Benchmark
 from .benchmarks import benchmark as find_benchmark
 from .errors import CompareError
 from .paired_runs import benchmark_runs, compared_domains, label_runs
 from .stats import TESTS, Options, adjust, bootstrap_interval, paired_tests
 from .system_info import SystemInfo, with_settings
-
-__all__ = ["POOLED", "RECORD_KEYS", "compare", "per_query_frame"]
 
 logger = logging.getLogger(__name__)
 

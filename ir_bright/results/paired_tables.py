@@ -19,9 +19,7 @@ from .benchmarks import AVERAGE, benchmark
 from .errors import CompareError
 from .paired import POOLED, RECORD_KEYS
 from .stats import CORRECTIONS, Options
-from .tables import FORMATS, Grid, render
-
-__all__ = ["FORMATS", "MARK", "column_labels", "format_comparison", "plot_comparison"]
+from .tables import Grid, render
 
 MARK = "†"
 """Marks a difference whose corrected p-value is below ``alpha``."""

@@ -21,8 +21,6 @@ from ..errors import IrBrightError, require
 from ..outputs import Output
 from .errors import ReportError
 
-__all__ = ["Bars", "bar_chart", "check_plot_path", "delta_chart", "pyplot", "save_png"]
-
 
 @dataclass(frozen=True)
 class Bars:

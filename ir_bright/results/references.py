@@ -19,20 +19,11 @@ from collections.abc import Iterable
 from functools import cache
 from typing import Any
 
-from .benchmarks import AVERAGE, Benchmark, benchmark
+from ..families import Benchmark
+from .benchmarks import AVERAGE, benchmark
 from .errors import ReportError
 from .scores import Check, CheckFailures, Row, Table
 from .system_info import SystemInfo
-
-__all__ = [
-    "check",
-    "check_tolerance",
-    "listing",
-    "published",
-    "reference_benchmarks",
-    "reference_names",
-    "reference_rows",
-]
 
 _OPTIONAL = ("first_stage", "reranker", "depth")
 _GIVEN = ("institution", "link")

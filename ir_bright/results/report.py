@@ -17,55 +17,15 @@ from typing import Any
 from . import plots
 from .benchmarks import (
     AVERAGE,
-    RUN_SUFFIXES,
-    Benchmark,
     benchmark,
-    benchmark_names,
-    benchmarks_of,
-    dataset_from_filename,
-    filename_for,
 )
 from .errors import ReportError
-from .plots import check_plot_path, pyplot, save_png
-from .references import check, check_tolerance, published, reference_names, reference_rows
-from .scores import Check, CheckFailures, Row, Table, score
+from .plots import check_plot_path
+from .references import check, check_tolerance, reference_rows
+from .scores import Check, CheckFailures, Table, score
 from .system_info import apply_flags
-from .systems import DEFAULT_SYSTEM, System, collect, infer_benchmark
+from .systems import DEFAULT_SYSTEM, collect, infer_benchmark
 from .tables import Grid, render
-
-__all__ = [
-    "AVERAGE",
-    "DEFAULT_SYSTEM",
-    "RUN_SUFFIXES",
-    "Benchmark",
-    "Check",
-    "CheckFailures",
-    "Report",
-    "ReportError",
-    "ReportRequest",
-    "Row",
-    "System",
-    "Table",
-    "benchmark",
-    "benchmark_names",
-    "benchmarks_of",
-    "check",
-    "check_plot_path",
-    "check_tolerance",
-    "collect",
-    "dataset_from_filename",
-    "filename_for",
-    "format_table",
-    "infer_benchmark",
-    "make_report",
-    "plot",
-    "published",
-    "pyplot",
-    "reference_names",
-    "reference_rows",
-    "save_png",
-    "score",
-]
 
 
 @dataclass(frozen=True)

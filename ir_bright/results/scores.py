@@ -13,11 +13,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .benchmarks import Benchmark
+from ..families import Benchmark
 from .system_info import SystemInfo
 from .systems import System
-
-__all__ = ["Check", "CheckFailures", "Row", "Table", "mean_of", "score"]
 
 logger = logging.getLogger(__name__)
 

@@ -36,19 +36,6 @@ if TYPE_CHECKING:
 else:
     np = lazy.module("numpy")
 
-__all__ = [
-    "ALPHA",
-    "CONFIDENCE",
-    "CORRECTIONS",
-    "SAMPLES",
-    "SEED",
-    "TESTS",
-    "Options",
-    "adjust",
-    "bootstrap_interval",
-    "paired_tests",
-]
-
 TESTS = {"t": "paired t-test", "wilcoxon": "Wilcoxon signed-rank"}
 """The tests whose p-value is corrected (``test=``), and their names in tables."""
 

@@ -18,11 +18,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .benchmarks import Benchmark, benchmark, benchmarks_of, dataset_from_filename, filename_for
+from ..families import Benchmark
+from .benchmarks import benchmark, benchmarks_of, dataset_from_filename, filename_for
 from .errors import ReportError
 from .system_info import SystemInfo, read_system_json
-
-__all__ = ["DEFAULT_SYSTEM", "System", "collect", "infer_benchmark"]
 
 logger = logging.getLogger(__name__)
 

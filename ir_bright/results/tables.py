@@ -24,8 +24,6 @@ from typing import Any
 
 from ..errors import IrBrightError
 
-__all__ = ["FORMATS", "Grid", "latex_text", "markdown_text", "render"]
-
 FORMATS = ("markdown", "csv", "latex", "json")
 """The formats :func:`render` writes."""
 

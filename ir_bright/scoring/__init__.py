@@ -11,10 +11,8 @@ __all__ = [
     "drop_excluded",
     "evaluate",
     "excluded_docs",
-    "official_measures",
     "parse_measures",
     "per_query",
-    "without",
 ]
 
 __getattr__ = lazy.exports(

@@ -35,8 +35,6 @@ else:
     pa = lazy.module("pyarrow")
     ipc = lazy.module("pyarrow.ipc")
 
-__all__ = ["StoreFile", "page_crcs_of", "well_formed"]
-
 logger = logging.getLogger(__name__)
 
 

@@ -17,8 +17,6 @@ from pathlib import Path
 from ..errors import CacheError, IrBrightError
 from . import derived
 
-__all__ = ["KIND", "VERSION", "cached_count"]
-
 logger = logging.getLogger(__name__)
 KIND = "ir_bright.counts"
 VERSION = 2  # 2: checked by its manifest; bump when a count's definition changes

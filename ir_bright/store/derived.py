@@ -41,26 +41,6 @@ from .. import atomic
 from ..errors import CacheError
 from ..reading import kind_of, open_regular, read_json
 
-__all__ = [
-    "MANIFEST",
-    "PAGE_BYTES",
-    "DamagedError",
-    "Lock",
-    "Pages",
-    "check",
-    "create_exclusive",
-    "crc_file",
-    "file_lock",
-    "manifest_path",
-    "page_crcs",
-    "read_manifest",
-    "rebuild_warning",
-    "refuse_symlink",
-    "replaced_atomically",
-    "source_identity",
-    "write_manifest",
-]
-
 logger = logging.getLogger(__name__)
 
 PAGE_BYTES = 4 << 10  # checksum unit of random access: a lookup hashes a few pages

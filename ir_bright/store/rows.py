@@ -20,17 +20,6 @@ from . import derived
 if TYPE_CHECKING:
     import pyarrow as pa
 
-__all__ = [
-    "REWRITTEN_KIND",
-    "REWRITTEN_VERSION",
-    "RewrittenCorpus",
-    "doc_batches",
-    "docs_schema",
-    "field",
-    "json_rows",
-    "write_docs",
-]
-
 BATCH_ROWS = 50_000
 """Rows per batch, and so per row group, of a rewritten corpus: the memory-mapped store builds
 about twice as fast from row groups of 50,000 rows as from 4,096 (benchmarks/bench_families.py

@@ -45,26 +45,6 @@ else:
     pa = lazy.module("pyarrow")
     pc = lazy.module("pyarrow.compute")
 
-__all__ = [
-    "BYTES",
-    "ID",
-    "IDS",
-    "OTHER",
-    "QUERY_ID",
-    "TEXT",
-    "Checked",
-    "Column",
-    "InvalidFileError",
-    "Spec",
-    "checked",
-    "checked_batches",
-    "checked_columns",
-    "cached_unique_rows",
-    "checked_row_range",
-    "checked_rows",
-    "known",
-]
-
 logger = logging.getLogger(__name__)
 
 ID, QUERY_ID, TEXT, IDS, BYTES, OTHER = "id", "query id", "text", "id list", "bytes", "other"

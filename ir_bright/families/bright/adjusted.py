@@ -54,8 +54,6 @@ from ...store import derived
 if TYPE_CHECKING:
     import pyarrow as pa
 
-__all__ = ["KIND", "VERSION", "AdjustedQrels", "Adjustments", "CACHE_SUFFIX", "read_cache"]
-
 logger = logging.getLogger(__name__)
 
 KIND = "ir_bright.adjusted-qrels"

@@ -33,8 +33,6 @@ from ...store.schema import IDS, QUERY_ID, TEXT, Column, cached_unique_rows, che
 from ..declaration import Entry, Family
 from .adjusted import Adjustments
 
-__all__ = ["datasets", "BrightQueries", "BrightReasoningQueries"]
-
 logger = logging.getLogger(__name__)
 
 # The five *_reason fields of BrightQuery, in field order, and the model each one holds.

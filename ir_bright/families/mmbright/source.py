@@ -24,17 +24,6 @@ from ...store.schema import IDS, OTHER, QUERY_ID, TEXT, Column, checked_columns
 from ..declaration import Family, family
 from .keys import normalise_path
 
-__all__ = [
-    "DOCUMENTS",
-    "EXAMPLES",
-    "MULTIMODAL",
-    "DOC_IMAGES",
-    "QUERY_IMAGES",
-    "declaration",
-    "file",
-    "QueryRow",
-]
-
 DOCUMENTS = "documents"
 EXAMPLES = "examples"
 MULTIMODAL = "examples_multimodal"
