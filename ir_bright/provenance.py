@@ -44,7 +44,7 @@ from ._version import __version__
 from .hub.fetch_records import UNKNOWN
 from .reading import file_digests
 
-__all__ = ["dataset_provenance", "provenance"]
+__all__ = ["dataset_provenance", "provenance", "write_run_provenance"]
 
 ENTITIES = ("docs", "queries", "qrels")
 PROTOCOLS = ("official", "stock")
@@ -126,10 +126,11 @@ def write_run_provenance(
     extra: dict[str, Any],
     entities: Iterable[str] = ("docs", "queries"),
 ) -> Path:
-    """Write ``<run>.json`` beside the run file ``run`` (replaced whole,
-    :class:`ir_bright.outputs.Output`): :func:`run_provenance` of the run as it is now;
-    return its path. A command writing a run uses the output's own sidecar instead, which
-    renames the two as one unit."""
+    """Describe a run file written outside ir_bright as ``ir-bright bm25 -o RUN`` describes
+    its runs: write ``<run>.json`` beside ``run`` (replaced whole) with the provenance of the
+    ``entities`` of ``dataset`` the run was ranked from, ``extra`` (the retriever's
+    parameters, e.g. ``{"model": ...}``) and the run file's name, size and sha256 as it is
+    now; return its path. (A command writing a run writes the two as one unit instead.)"""
     from .outputs import SIDECAR_SUFFIX, write_output
 
     run = Path(run)

@@ -37,11 +37,6 @@ def _published_rows() -> dict[str, Any]:
     return {bench: rows for family in families() for bench, rows in family.references().items()}
 
 
-def reference_names(bench: Benchmark) -> list[str]:
-    """The published rows available for ``bench``."""
-    return list(_published_rows().get(bench.name, {}))
-
-
 def reference_benchmarks() -> list[str]:
     """The benchmarks that have published rows, in the data file's order."""
     return list(_published_rows())
