@@ -6,7 +6,7 @@ A loopback mirror holds, for each domain, a generated corpus of its real size
 ranks 1,000 random documents per query. The cache is warmed first (``--depth 1``: the downloads and
 the random-access store, built once per corpus, timed apart); then each domain's
 ``ir-bright candidates DATASET RUN --depth 100 -o FILE`` is timed as a whole process, and the
-12 are summed. The issue's bar: well under a minute for the 12 domains.
+12 are summed. The target: well under a minute for the 12 domains.
 
     python benchmarks/bench_candidates.py [--words 100] [--write-page]
 """

@@ -25,7 +25,6 @@ __all__ = [
     "drop_excluded",
     "evaluate",
     "fuse",
-    "per_query",
     "per_query_frame",
     "register",
     "with_queries",
@@ -33,9 +32,8 @@ __all__ = [
 ]
 
 _EXPORTS = {
-    "compare": "results.comparison",  # ir_bright.compare: the function
-    "per_query": "results.comparison",  # deprecated: per_query_frame
-    "per_query_frame": "results.comparison",
+    "compare": "results.paired",  # ir_bright.compare: the function
+    "per_query_frame": "results.paired",
     "drop_excluded": "scoring.scorer",
     "evaluate": "scoring.scorer",
     "Official": "scoring.official",

@@ -39,8 +39,6 @@ try:
 except ImportError:  # no advisory locks: a killed writer's temporary file stays
     fcntl = None  # type: ignore[assignment]
 
-__all__ = ["Pending", "folders_locked", "reap", "replaced", "temporary_names"]
-
 SUFFIX = ".part"
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)

@@ -4,6 +4,19 @@ Every message is a single line that names the thing at fault and the fix; the co
 prints it and exits with status 2 instead of showing a traceback.
 """
 
+__all__ = [
+    "CacheError",
+    "ChecksumError",
+    "DatasetNotFoundError",
+    "DownloadError",
+    "IrBrightError",
+    "MeasureError",
+    "MissingDependencyError",
+    "OfflineError",
+    "RunFormatError",
+    "UnreadableFileError",
+]
+
 
 class IrBrightError(Exception):
     """Base of all user-facing errors: bad input, missing data, failed downloads."""

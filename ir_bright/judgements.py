@@ -23,15 +23,6 @@ from ir_datasets.formats import TrecQrel
 
 from .runs.columns import qrel_columns
 
-__all__ = [
-    "EXCLUDED",
-    "NO_ID",
-    "ExcludedDocs",
-    "is_id",
-    "query_qrels",
-    "split_qrels",
-]
-
 EXCLUDED = -100
 NO_ID = "N/A"  # the benchmarks' sentinel for "no id" in id lists
 

@@ -27,8 +27,6 @@ from typing import Any
 
 from .upstream import modules_being_imported
 
-__all__ = ["FORK_WAIT_SECONDS", "exports", "module"]
-
 FORK_WAIT_SECONDS = 10.0
 
 

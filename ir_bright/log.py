@@ -24,8 +24,6 @@ from typing import Any
 
 from .upstream import follow_levels
 
-__all__ = ["configure_command_line", "console_muted", "install", "progress", "quiet"]
-
 NAME = "ir_bright"
 IR_DATASETS = "ir_datasets"
 FORMAT = "[%(levelname)s] %(message)s"  # ir_datasets' console format

@@ -46,8 +46,6 @@ from .errors import IrBrightError
 from .reading import file_digests, kind_of
 from .signals import sigterm_exits
 
-__all__ = ["SIDECAR_SUFFIX", "STDOUT", "Output", "check_writable", "write_output"]
-
 logger = logging.getLogger(__name__)
 
 STDOUT = "-"

@@ -17,8 +17,8 @@ component lists them as ``<entity>_hub_files()``)::
 
 Only cached files are described (a number was computed from them): nothing is fetched. A
 file's facts come from the record written beside it at download
-(:func:`ir_bright.hub.file_provenance`); a file cached before that record existed has its
-checksums computed once and ``commit`` ``"unknown"``, never a guessed one.
+(:func:`ir_bright.hub.fetch_records.file_provenance`); a file cached before that record
+existed has its checksums computed once and ``commit`` ``"unknown"``, never a guessed one.
 
 ``commit`` is the commit every described file was fetched at (``"unknown"`` when none says),
 and None when they differ; ``known_as`` names it when it is one of the known revisions of its
@@ -26,7 +26,7 @@ family's declaration (``hub.known_revisions``: who pins it, what changed between
 None.
 ``mixed_commits`` is true when two files were fetched at two different known commits: the
 number then mixes two states of the hub repository, and every command reading them has said
-so in a warning (:func:`ir_bright.hub.provenance.watch`). To
+so in a warning (:func:`ir_bright.hub.fetch_records.watch`). To
 score one state: delete the cached files of the other commit (``ir-bright info ID`` lists
 them with their commits), set ``IR_BRIGHT_REVISION`` to the wanted commit (the known BRIGHT
 revisions are in the families' declarations) and run the command again.
@@ -41,19 +41,10 @@ from typing import Any
 
 from . import registry
 from ._version import __version__
-from .hub.provenance import UNKNOWN
+from .hub.fetch_records import UNKNOWN
 from .reading import file_digests
 
-__all__ = [
-    "ENTITIES",
-    "PROTOCOLS",
-    "dataset_provenance",
-    "known_revisions",
-    "provenance",
-    "run_provenance",
-    "sidecar_text",
-    "write_run_provenance",
-]
+__all__ = ["dataset_provenance", "provenance", "write_run_provenance"]
 
 ENTITIES = ("docs", "queries", "qrels")
 PROTOCOLS = ("official", "stock")
@@ -135,10 +126,11 @@ def write_run_provenance(
     extra: dict[str, Any],
     entities: Iterable[str] = ("docs", "queries"),
 ) -> Path:
-    """Write ``<run>.json`` beside the run file ``run`` (replaced whole,
-    :class:`ir_bright.outputs.Output`): :func:`run_provenance` of the run as it is now;
-    return its path. A command writing a run uses the output's own sidecar instead, which
-    renames the two as one unit."""
+    """Describe a run file written outside ir_bright as ``ir-bright bm25 -o RUN`` describes
+    its runs: write ``<run>.json`` beside ``run`` (replaced whole) with the provenance of the
+    ``entities`` of ``dataset`` the run was ranked from, ``extra`` (the retriever's
+    parameters, e.g. ``{"model": ...}``) and the run file's name, size and sha256 as it is
+    now; return its path. (A command writing a run writes the two as one unit instead.)"""
     from .outputs import SIDECAR_SUFFIX, write_output
 
     run = Path(run)

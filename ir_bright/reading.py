@@ -28,16 +28,6 @@ from typing import IO, Any
 
 from .errors import UnreadableFileError
 
-__all__ = [
-    "MAX_DEPTH",
-    "MAX_DIGITS",
-    "file_digests",
-    "kind_of",
-    "open_regular",
-    "parse_json",
-    "read_json",
-]
-
 MAX_DEPTH = 64
 """The deepest nesting of arrays and objects accepted; ir_bright's own files use under 5."""
 

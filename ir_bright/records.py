@@ -14,11 +14,7 @@ skipped by the exporter).
 
 from typing import NamedTuple, Tuple  # noqa: UP035 - ir_datasets' exporter tests for Tuple
 
-from ir_datasets.formats import GenericDoc, TrecQrel
-
 __all__ = [
-    "GenericDoc",
-    "TrecQrel",
     "BrightQuery",
     "BrightReasoningQuery",
     "MMBrightQuery",

@@ -124,7 +124,7 @@ def _built_collection(name: str) -> Mapping[str, Dataset]:
 
 
 def _register_measures() -> None:
-    for name in ("scoring.provider", "scoring.aspects"):
+    for name in ("scoring.provider", "scoring.aspect_measures"):
         try:
             measures = importlib.import_module(f"{__package__}.{name}")
         except ModuleNotFoundError:

@@ -25,8 +25,6 @@ import threading
 from collections.abc import Callable, Iterator
 from typing import Any
 
-__all__ = ["TERMINATED", "Terminated", "deferred", "interruption", "sigterm_exits"]
-
 TERMINATED = 128 + signal.SIGTERM
 """The exit status of a command ended by SIGTERM (143), as a shell reports it."""
 

@@ -61,20 +61,6 @@ import warnings
 from collections.abc import Callable, Iterator
 from typing import Any
 
-__all__ = [
-    "dataset_table",
-    "follow_levels",
-    "inner_metrics",
-    "install_measure_parser",
-    "interpreter_flags",
-    "irds_dataset_class",
-    "irds_exporters",
-    "modules_being_imported",
-    "put_provider_first",
-    "register_measure",
-    "stock_parser",
-]
-
 
 def dataset_table() -> dict[str, Any]:
     """ir_datasets' ``{dataset id: Dataset}`` dict (``ir_datasets.registry._registered``)."""

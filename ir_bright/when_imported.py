@@ -30,8 +30,6 @@ if TYPE_CHECKING:  # importlib.abc costs as much as the rest of the package's im
     from importlib.abc import Loader
     from importlib.machinery import ModuleSpec
 
-__all__ = ["when_imported"]
-
 
 def when_imported(hosts: Iterable[str], action: Callable[[], object], package: str) -> None:
     """Run ``action`` once: now if one of the modules ``hosts`` is imported already, else right

@@ -28,7 +28,7 @@ import ir_datasets
 
 import ir_bright  # noqa: F401 - registers the datasets
 from ir_bright.store import derived
-from ir_bright.store.lock import Lock
+from ir_bright.store.lock import Lock, file_lock
 
 
 class SigintAt:
@@ -112,7 +112,7 @@ def locked_write(folder: Path) -> None:
     target.write_text("old")
 
     def section() -> None:
-        with derived.file_lock(target), derived.replaced_atomically(target) as out:
+        with file_lock(target), derived.replaced_atomically(target) as out:
             out.write(b"new")
 
     section()  # imports done: the points are those of the section itself

@@ -1,16 +1,18 @@
-"""Finds the private names of other packages a module of ir_bright uses (for
-``tests/test_private_names.py``, which allows them in ``ir_bright/upstream.py`` only).
+"""Finds the private names a module of ir_bright uses that belong to another module: of
+another package (``tests/test_private_names.py`` allows those in ``ir_bright/upstream.py``
+only) or of another module of ir_bright (allowed nowhere).
 
-The check reads every module's syntax tree and follows the names it binds to other packages
+The check reads every module's syntax tree and follows the names it binds to other modules
 (imports, ``lazy.module("numpy")``, ``require("pyterrier", ...)``, assignments, loop
 variables and parameters annotated with such names). It reports, with file and line:
 
-- an import of a private module or name (``from a._b import c``, ``import a._b``,
-  ``from a import _b``);
-- a private attribute read or written on another package's object, however reached
+- an import of a private name (``from a import _b``) and, from another package, of a private
+  module (``from a._b import c``, ``import a._b``; ir_bright's own private modules, such as
+  ``_version``, are the package's to share);
+- a private attribute read or written on another module's object, however reached
   (``ir_datasets.registry._registered``, ``pipeline._x`` after ``pipeline = ...``,
   ``getattr(module, "_x")``);
-- a private member of another package's class defined or used by a subclass (a method,
+- a private member of another module's class defined or used by a subclass (a method,
   class attribute or ``self._x``) unless it is one of :data:`EXTENSION_POINTS`.
 
 A private name is one with a leading underscore that is not a dunder; the few underscored
@@ -71,18 +73,37 @@ _UNKNOWN = "?"  # another package's object whose dotted path is not known
 
 @dataclass(frozen=True)
 class Origin:
-    """Where a bound name comes from: a dotted path (``_UNKNOWN`` when not known) and
-    whether that is another package."""
+    """Where a bound name comes from: a dotted path (``_UNKNOWN`` when not known) and the
+    module that defines it."""
 
     path: str
-    upstream: bool
+    module: str
+
+    @property
+    def upstream(self) -> bool:
+        """Whether it comes from another package."""
+        return is_upstream_module(self.module)
 
     def attribute(self, name: str) -> Origin:
         path = _UNKNOWN if self.path == _UNKNOWN else f"{self.path}.{name}"
-        return Origin(path, self.upstream)
+        return Origin(path, self.module)
 
     def result(self) -> Origin:
-        return Origin(_UNKNOWN, self.upstream)
+        return Origin(_UNKNOWN, self.module)
+
+
+@dataclass(frozen=True)
+class Finding:
+    """A private name of another module used at ``label:line``; ``upstream``: of another
+    package (else of another module of ir_bright)."""
+
+    label: str
+    line: int
+    what: str
+    upstream: bool
+
+    def __str__(self) -> str:
+        return f"{self.label}:{self.line}: {self.what}"
 
 
 Bindings = dict[str, Origin]
@@ -100,20 +121,25 @@ def is_upstream_module(module: str) -> bool:
 
 
 class Checker:
-    """The private upstream names one module's source uses, as ``file:line: what``."""
+    """The private names of other modules one module's source uses."""
 
     def __init__(self, source: str, label: str, module: str, package: bool = False):
         self.label, self.module, self.package = label, module, package
         self.tree = ast.parse(source)
-        self.found: list[str] = []
+        self.found: list[Finding] = []
         self.classes: dict[str, list[type]] = {}  # this module's classes: their MRO
 
-    def run(self) -> list[str]:
+    def run(self) -> list[Finding]:
         self._scope(self.tree, {}, {})
         return self.found
 
-    def _report(self, node: ast.AST, what: str) -> None:
-        self.found.append(f"{self.label}:{getattr(node, 'lineno', 0)}: {what}")
+    def _report(self, node: ast.AST, what: str, module: str) -> None:
+        line = getattr(node, "lineno", 0)
+        self.found.append(Finding(self.label, line, what, is_upstream_module(module)))
+
+    def _foreign(self, origin: Origin | None) -> bool:
+        """Whether ``origin`` is another module's (another package's, or ir_bright's)."""
+        return origin is not None and origin.module != self.module
 
     # scopes: bindings are collected per function (flow-insensitive), then checked
 
@@ -164,8 +190,8 @@ class Checker:
                 for target, value in _assignments(child):
                     on_self = isinstance(target, ast.Attribute) and _is_name(target.value, me)
                     origin = self._origin(value, bindings) if on_self else None
-                    if origin and origin.upstream:
-                        found[target.attr] = origin  # type: ignore[attr-defined]
+                    if self._foreign(origin):
+                        found[target.attr] = origin  # type: ignore[assignment,attr-defined]
         return found
 
     def _bind_parameters(self, args: ast.arguments, bindings: dict[str, Origin]) -> None:
@@ -175,7 +201,7 @@ class Checker:
                 continue
             for name in ast.walk(annotation):
                 origin = self._origin(name, bindings)
-                if origin and origin.upstream and not _is_typing(origin.path):
+                if origin and self._foreign(origin) and not _is_typing(origin.path):
                     bindings[arg.arg] = origin.result()
 
     def _bind(self, node: ast.AST, bindings: dict[str, Origin]) -> None:
@@ -189,13 +215,14 @@ class Checker:
         elif isinstance(node, ast.ImportFrom):
             base = self._absolute(node)
             for alias in node.names:
-                bindings[alias.asname or alias.name] = _module_origin(f"{base}.{alias.name}")
+                path = f"{base}.{alias.name}"
+                bindings[alias.asname or alias.name] = Origin(path, _defining_module(base, path))
         elif isinstance(node, ast.ClassDef):
-            bindings[node.name] = Origin(f"{self.module}.{node.name}", False)
+            bindings[node.name] = Origin(f"{self.module}.{node.name}", self.module)
         else:
             for target, value in _assignments(node):
                 origin = self._origin(value, bindings)
-                if origin and origin.upstream:
+                if origin and self._foreign(origin):
                     for name in _target_names(target):
                         bindings[name.id] = origin if target is name else origin.result()
 
@@ -219,10 +246,10 @@ class Checker:
             if named is not None:
                 return _module_origin(named)
             origin = self._origin(node.func, bindings)
-            return origin.result() if origin and origin.upstream else None
+            return origin.result() if origin and self._foreign(origin) else None
         if isinstance(node, ast.Subscript | ast.Starred | ast.Await):
             origin = self._origin(node.value, bindings)
-            return origin.result() if origin and origin.upstream else None
+            return origin.result() if origin and self._foreign(origin) else None
         return None
 
     # the checks
@@ -231,42 +258,43 @@ class Checker:
         if isinstance(node, ast.Import):
             for alias in node.names:
                 if is_upstream_module(alias.name) and _private_part(alias.name):
-                    self._report(node, f"imports the private module {alias.name}")
+                    self._report(node, f"imports the private module {alias.name}", alias.name)
         elif isinstance(node, ast.ImportFrom):
             base = self._absolute(node)
-            if not is_upstream_module(base):
-                return
-            if _private_part(base):
-                self._report(node, f"imports from the private module {base}")
+            if is_upstream_module(base) and _private_part(base):
+                self._report(node, f"imports from the private module {base}", base)
             for alias in node.names:
                 if is_private(alias.name):
-                    self._report(node, f"imports the private name {base}.{alias.name}")
+                    self._report(node, f"imports the private name {base}.{alias.name}", base)
         elif isinstance(node, ast.Attribute) and is_private(node.attr):
             origin = self._origin(node.value, bindings)
             if (
                 origin
-                and origin.upstream
+                and self._foreign(origin)
                 and origin.attribute(node.attr).path not in PUBLIC_UNDERSCORED
             ):
-                self._report(node, f"uses {node.attr} of {_describe(node.value, origin)}")
+                what = f"uses {node.attr} of {_describe(node.value, origin)}"
+                self._report(node, what, origin.module)
         elif isinstance(node, ast.Call) and _reflective_private(node):
             origin = self._origin(node.args[0], bindings)
-            if origin and origin.upstream:
+            if origin and self._foreign(origin):
                 name = node.args[1].value  # type: ignore[attr-defined]
-                self._report(node, f"uses {name} of {_describe(node.args[0], origin)}")
+                what = f"uses {name} of {_describe(node.args[0], origin)}"
+                self._report(node, what, origin.module)
 
     def _check_class(self, node: ast.ClassDef, bindings: dict[str, Origin]) -> None:
         mro = [cls for base in node.bases for cls in self._classes_of(base, bindings)]
         self.classes[node.name] = mro
-        upstream = [c for c in mro if is_upstream_module(c.__module__) and c is not object]
-        private = {name: cls for cls in reversed(upstream) for name in _private_members(cls)}
+        foreign = [c for c in mro if c.__module__ != self.module and c is not object]
+        private = {name: cls for cls in reversed(foreign) for name in _private_members(cls)}
         for member, where in _members(node):
             owner = private.get(member)
             if owner is None:
                 continue
             qualified = f"{owner.__module__}.{owner.__qualname__}"
             if (qualified, member) not in EXTENSION_POINTS:
-                self._report(where, f"{node.name} uses {member}, a private member of {qualified}")
+                what = f"{node.name} uses {member}, a private member of {qualified}"
+                self._report(where, what, owner.__module__)
 
     def _classes_of(self, base: ast.expr, bindings: dict[str, Origin]) -> list[type]:
         """The classes a base class expression brings in (its MRO)."""
@@ -349,7 +377,16 @@ def _target_names(target: ast.AST) -> Iterator[ast.Name]:
 
 
 def _module_origin(path: str) -> Origin:
-    return Origin(path, is_upstream_module(path))
+    return Origin(path, path)
+
+
+def _defining_module(base: str, path: str) -> str:
+    """The module defining what ``from base import name`` binds (``path``): that module
+    itself when it is a module of ir_bright, else ``base``."""
+    if is_upstream_module(base):
+        return base
+    place = PACKAGE.parent.joinpath(*path.split("."))
+    return path if place.with_suffix(".py").is_file() or place.is_dir() else base
 
 
 def _factory_module(node: ast.Call) -> str | None:
@@ -437,14 +474,23 @@ def _members(node: ast.ClassDef) -> Iterator[tuple[str, ast.AST]]:
                 yield target.id, item
 
 
-def package_findings() -> list[str]:
-    """Every private upstream name the package uses outside ``upstream.py``."""
+def package_findings() -> list[Finding]:
+    """Every private name of another module that a module of the package uses."""
     found = []
     for path in sorted(PACKAGE.rglob("*.py")):
-        if path == EXEMPT:
-            continue
         relative = path.relative_to(PACKAGE.parent)
         module = ".".join(relative.with_suffix("").parts).removesuffix(".__init__")
         source = path.read_text(encoding="utf-8")
         found += Checker(source, str(relative), module, path.name == "__init__.py").run()
     return found
+
+
+def upstream_findings() -> list[str]:
+    """Every private name of another package the package uses outside ``upstream.py``."""
+    exempt = str(EXEMPT.relative_to(PACKAGE.parent))
+    return [str(f) for f in package_findings() if f.upstream and f.label != exempt]
+
+
+def own_findings() -> list[str]:
+    """Every private name of one module of ir_bright that another module of it uses."""
+    return [str(f) for f in package_findings() if not f.upstream]

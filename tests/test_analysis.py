@@ -146,10 +146,10 @@ def test_query_side_gives_the_paper_s_gensim_rankings_and_scores_on_real_text():
 def test_lucene_norm_bytes_are_smallfloat_int_to_byte4():
     import numpy as np
 
-    from ir_bright import bm25
+    from ir_bright.bm25.lucene import lucene_norm_bytes, lucene_norm_lengths
 
     lengths = np.array([0, 1, 23, 24, 25, 40, 716, 1000, 2**31 - 1])
-    decoded = bm25.lucene_norm_lengths()[bm25.lucene_norm_bytes(lengths)]
+    decoded = lucene_norm_lengths()[lucene_norm_bytes(lengths)]
     assert decoded.tolist() == [0, 1, 23, 24, 25, 40, 664, 984, 2013265944]
 
 

@@ -150,7 +150,7 @@ def test_analysis_leaves_words_of_two_letters_unstemmed_as_lucene_porter():
 
 
 def test_lucene_stop_words_are_the_33_english_ones():
-    assert bm25.STOP_WORDS == STOP
+    assert analysis.STOP_WORDS == STOP
 
 
 @pytest.mark.parametrize("query_side", [False, True], ids=["bag-of-words", "query-side"])
@@ -215,9 +215,9 @@ def test_top_rows_breaks_ties_by_corpus_order_and_fills_with_zero_scores():
     import numpy as np
 
     scores = np.array([0.0, 2.0, 1.0, 2.0, 0.0, 1.0, 0.0])
-    assert bm25.top_rows(scores, 3).tolist() == [1, 3, 2]
-    assert bm25.top_rows(scores, 6).tolist() == [1, 3, 2, 5, 0, 4]
-    assert bm25.top_rows(scores, 6, np.array([3, 0])).tolist() == [1, 2, 5, 4, 6]
+    assert topk.top_rows(scores, 3).tolist() == [1, 3, 2]
+    assert topk.top_rows(scores, 6).tolist() == [1, 3, 2, 5, 0, 4]
+    assert topk.top_rows(scores, 6, np.array([3, 0])).tolist() == [1, 2, 5, 4, 6]
 
 
 def _full_sort_top_rows(scores, k, excluded, tiebreak, fill):
@@ -255,9 +255,9 @@ def test_top_rows_equal_a_full_stable_sort_on_random_scores_with_ties():
             tiebreak = rng.permutation(n) if rng.random() < 0.5 else None
             for fill in (True, False):
                 want = _full_sort_top_rows(scores, k, excluded, tiebreak, fill)
-                got = bm25.top_rows(scores, k, excluded, tiebreak=tiebreak, fill=fill)
+                got = topk.top_rows(scores, k, excluded, tiebreak=tiebreak, fill=fill)
                 assert got.tolist() == want, (name, k, fill)
-                got = bm25.top_rows(scores.copy(), k, excluded, tiebreak, fill, overwrite=True)
+                got = topk.top_rows(scores.copy(), k, excluded, tiebreak, fill, overwrite=True)
                 assert got.tolist() == want, (name, k, fill, "overwrite")
             sampled += topk._best_candidates(scores, k, excluded, len(excluded), False) is not None
     assert 0 < sampled < len(shapes) * 4  # both the sampled threshold and the full scan ran
@@ -370,7 +370,7 @@ def test_parameters_key_the_index_cache(bright):
     assert bm25.index_folder(dataset) != bm25.index_folder(dataset, bm25.BM25Params(1.2, 0.75))
     lucene = bm25.index_folder(dataset, bm25.BM25Params(lucene_norms=True))
     assert lucene != bm25.index_folder(dataset)
-    assert bm25.ANALYSIS in lucene.name  # a new analysis re-indexes
+    assert analysis.ANALYSIS in lucene.name  # a new analysis re-indexes
 
 
 @pytest.mark.slow
@@ -385,8 +385,10 @@ def test_reasoning_variant_searches_with_the_llm_text(bright):
 def test_trec_lines_have_six_columns_and_the_run_tag(bright, tmp_path):
     import io
 
+    from ir_bright.runs import write_trec
+
     out = io.StringIO()
-    n = bm25.write_trec(run_of("bright/biology", depth=2), out, "tag")
+    n = write_trec(run_of("bright/biology", depth=2), out, "tag")
     lines = out.getvalue().splitlines()
     assert n == len(lines) == 4
     assert all(len(line.split()) == 6 and line.endswith(" tag") for line in lines)

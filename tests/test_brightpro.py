@@ -513,7 +513,7 @@ def test_aspect_measures_on_a_dataset_without_aspects_are_a_one_line_error(
 
 def test_compare_pairs_only_the_queries_both_runs_score(pro, caplog):
     pytest.importorskip("scipy")
-    from ir_bright.results.comparison import compare
+    from ir_bright.results.paired import compare
 
     both = [ScoredDoc("3", "bio/0.txt", 2.0), ScoredDoc("4", "bio/9.txt", 1.0)]
     only_3 = [ScoredDoc("3", "bio/1.txt", 2.0)]  # query 4 absent: skipped by wAlpha_nDCG

@@ -96,6 +96,32 @@ def test_list_pattern_matching_nothing_is_a_usage_error(cli):
     assert_usage_error(cli, "list", "nothing-like-this", mentions="no dataset id matches")
 
 
+# -- --format: one meaning in every command --------------------------------------------------
+
+
+def test_tsv_is_one_record_a_line_without_a_header_in_list_as_in_export(bright, cli):
+    _, listed, _ = cli("list", "bright/pony", "--format", "tsv")
+    _, as_json, _ = cli("list", "bright/pony", "--format", "json")
+    columns = ("id", "docs", "queries", "qrels", "cached")
+    expected = [
+        ["?" if row[c] is None else str(row[c]) for c in columns] for row in json.loads(as_json)
+    ]
+    assert [line.split("\t") for line in listed.splitlines()] == expected  # no header row
+    assert expected[0] == ["bright/pony", "7894", "112", "2219", "no"]  # declared counts
+    _, exported, _ = cli("export", "bright/pony", "queries", "--format", "tsv")
+    assert [line.split("\t")[0] for line in exported.splitlines()] == ["0", "1"]
+
+
+def test_csv_starts_with_its_header_row_in_every_command(bright, cli, tmp_path):
+    run = tmp_path / "run.trec"
+    run.write_text("0 Q0 Pony/builtin-String_0.txt 1 1.0 t\n")
+    _, scored, _ = cli("evaluate", "bright/pony", str(run), "-m", "R@10", "--format", "csv")
+    assert scored.splitlines() == ["run,R@10", f"{run},0.5"]  # query 1 is missing: 0
+    _, published, _ = cli("references", "--benchmark", "bright", "--format", "csv")
+    header = "benchmark,name,label,setting,date,measure,source,Avg"
+    assert published.splitlines()[0] == header
+
+
 # -- download ---------------------------------------------------------------------------------
 
 
@@ -639,12 +665,12 @@ def test_export_jsonl_keeps_list_fields_and_quiet_silences_ir_datasets(mmbright,
 
 
 def test_an_unexpected_failure_is_one_line_with_exit_status_1(capsys, monkeypatch):
-    from ir_bright import catalog
+    from ir_bright import inventory
 
     def boom(dataset_id):
         raise RuntimeError("boom\nsecond line")
 
-    monkeypatch.setattr(catalog, "describe", boom)
+    monkeypatch.setattr(inventory, "describe", boom)
     status = main(["info", "bright/pony"])
     out, err = capsys.readouterr()
     assert status == 1 and out == "" and "Traceback" not in err
@@ -657,12 +683,12 @@ def test_an_unexpected_failure_is_one_line_with_exit_status_1(capsys, monkeypatc
 
 
 def test_the_machines_refusals_exit_2_naming_the_file(cli, monkeypatch):
-    from ir_bright import catalog
+    from ir_bright import inventory
 
     def denied(dataset_id):
         raise PermissionError(errno.EACCES, "Permission denied", "/data/cache")
 
-    monkeypatch.setattr(catalog, "describe", denied)
+    monkeypatch.setattr(inventory, "describe", denied)
     assert_usage_error(
         cli, "info", "bright/pony", mentions="/data/cache: Permission denied: check its"
     )
@@ -672,12 +698,12 @@ def test_a_network_failure_outside_the_hub_is_one_line(cli, monkeypatch):
     """ir_datasets' own downloads (ids ir_bright does not serve) fail with requests' errors."""
     import requests
 
-    from ir_bright import catalog
+    from ir_bright import inventory
 
     def offline(dataset_id):
         raise requests.ConnectionError("Max retries exceeded with url: /scifact.zip")
 
-    monkeypatch.setattr(catalog, "describe", offline)
+    monkeypatch.setattr(inventory, "describe", offline)
     line = assert_usage_error(cli, "info", "beir/scifact", mentions="Max retries exceeded")
     assert "check the network" in line
 

@@ -15,8 +15,8 @@ from scipy import stats
 
 import ir_bright
 from ir_bright.cli import main
-from ir_bright.results.comparison import RECORD_KEYS
-from ir_bright.results.comparison_output import format_comparison
+from ir_bright.results.paired import RECORD_KEYS
+from ir_bright.results.paired_tables import format_comparison
 from ir_bright.results.stats import adjust, bootstrap_interval, paired_tests
 from tests import protocol
 from tests.fixtures import bright_hub

@@ -102,7 +102,6 @@ def test_combmnz_multiplies_the_sum_by_the_number_of_runs_ranking_the_doc():
         ("sum", {"a": 0.8, "b": 0.2, "c": 0.0}),
         # mean 8/3, population standard deviation sqrt(26/9)
         ("zmuv", {"a": 1.3728129, "b": -0.3922323, "c": -0.9805807}),
-        ("z-score", {"a": 1.3728129, "b": -0.3922323, "c": -0.9805807}),
         ("none", {"a": 5.0, "b": 2.0, "c": 1.0}),
     ],
 )
@@ -241,6 +240,9 @@ def test_the_depth_cut_keeps_the_best_in_trec_order_after_exclusions():
         ({"method": "rrf", "weights": [1.0, 1.0]}, "weights go with"),
         ({"method": "wsum", "weights": [1.0, float("nan")]}, "finite"),
         ({"method": "combsum", "norm": "l2"}, "unknown normalisation"),
+        # one name for each normalisation: zmuv is the z-score, min-max has its hyphen
+        ({"method": "combsum", "norm": "z-score"}, "unknown normalisation 'z-score'.*zmuv"),
+        ({"method": "combsum", "norm": "minmax"}, "unknown normalisation 'minmax'.*min-max"),
         ({"method": "rrf", "rrf_k": -1}, "RRF k"),
         ({"method": "rrf", "depth": 0}, "depth"),
     ],

@@ -127,9 +127,11 @@ def test_a_published_row_with_group_values_fills_and_checks_them(tmp_path, capsy
         "Coding": round(coding * 100 - 0.2, 1),
     }
     row = {"label": "groups only", "values": values, "source": "test"}
-    real = references._catalogue
+    real = references._published_rows
     monkeypatch.setattr(
-        references, "_catalogue", lambda: {**real(), "bright": {**real()["bright"], "groups": row}}
+        references,
+        "_published_rows",
+        lambda: {**real(), "bright": {**real()["bright"], "groups": row}},
     )
     folder = write_system(tmp_path / "mine", MINE)
     argv = ["report", str(folder), "-b", "bright", "--format", "json"]

@@ -22,7 +22,7 @@ UNRESOLVABLE = "nonexistent.invalid"
 
 @pytest.fixture
 def defaults(monkeypatch):
-    """The HTTP settings a user gets (the suite's conftest shortens the back-off)."""
+    """The HTTP patience a user gets (the suite's conftest shortens the back-off)."""
     for name in ("IR_BRIGHT_HTTP_BACKOFF", "IR_BRIGHT_HTTP_RETRIES", "IR_BRIGHT_HTTP_TIMEOUT"):
         monkeypatch.delenv(name, raising=False)
 

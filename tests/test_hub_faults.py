@@ -257,13 +257,13 @@ def listed_file() -> HubFile:
     ("verify", "make", "listing", "stated"),
     [
         ("1", unpinned, True, "stated by the hub's listing"),  # MM-BRIGHT: no pins
-        ("hub", hub_file, False, "the catalogue's size"),
+        ("hub", hub_file, False, "the declared size"),
         ("hub", unpinned, True, "stated by the hub's listing"),
         ("hub", listed_file, False, "stated by the hub's listing"),
         ("0", unpinned, True, "stated by the hub's listing"),
         ("0", listed_file, False, "stated by the hub's listing"),
     ],
-    ids=["pins-unpinned", "hub-catalogue", "hub-api", "hub-folder", "off", "off-folder"],
+    ids=["pins-unpinned", "hub-declared", "hub-api", "hub-folder", "off", "off-folder"],
 )
 def test_an_endless_body_announced_as_10_gb_stops_at_the_first_byte_past_the_known_size(
     hub, hub_root, isolated_home, monkeypatch, written, verify, make, listing, stated
@@ -285,7 +285,7 @@ def test_an_endless_body_announced_as_10_gb_stops_at_the_first_byte_past_the_kno
 def test_a_body_no_known_size_bounds_is_refused_before_it_is_written(
     hub, hub_root, isolated_home, monkeypatch, written
 ):
-    monkeypatch.setenv("IR_BRIGHT_VERIFY", "0")  # the catalogue's size is no bound here
+    monkeypatch.setenv("IR_BRIGHT_VERIFY", "0")  # the declared size is no bound here
     put(hub_root, PATH)
     hub.endless.add(PATH)
     with pytest.raises(DownloadError) as error:
@@ -301,16 +301,14 @@ def test_a_file_that_changed_since_it_was_pinned_is_fetched_under_verify_hub(
 ):
     monkeypatch.setenv("IR_BRIGHT_VERIFY", "hub")
     put(hub_root, PATH)
-    hub.listing = True  # the listing states the new size, past the catalogue's
+    hub.listing = True  # the listing states the new size, past the declared size
     assert hub_file(size=len(BODY) - 100, md5="0" * 32).fetch().read_bytes() == BODY
 
 
-def test_the_catalogue_s_size_under_verify_hub_is_a_ceiling_not_the_size(
-    hub, hub_root, monkeypatch
-):
+def test_the_declared_size_under_verify_hub_is_a_ceiling_not_the_size(hub, hub_root, monkeypatch):
     monkeypatch.setenv("IR_BRIGHT_VERIFY", "hub")
     put(hub_root, PATH)
-    hub.no_length.add(PATH)  # nothing states the size: the catalogue's only bounds it
+    hub.no_length.add(PATH)  # nothing states the size: the declared one only bounds it
     assert hub_file(size=len(BODY) + 100, md5="0" * 32).fetch().read_bytes() == BODY
     (hub_root / REPO / PATH).write_bytes(BODY + b"PAR1" * 100)
     (hub_file().local_path).unlink()

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from ir_bright.store import derived
+from ir_bright.store.lock import file_lock
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -49,7 +49,7 @@ def test_sigint_anywhere_in_the_adjusted_pass_interrupts_it_and_the_next_use_is_
 def test_an_error_raised_while_an_interrupt_unwinds_a_locked_section_leaves_it_as_the_interrupt(
     tmp_path,
 ):
-    with pytest.raises(KeyboardInterrupt) as caught, derived.file_lock(tmp_path / "x"):
+    with pytest.raises(KeyboardInterrupt) as caught, file_lock(tmp_path / "x"):
         try:
             raise KeyboardInterrupt
         finally:  # cleanup that fails because of the interrupt, as the standard library's can

@@ -10,13 +10,13 @@ import threading
 
 import ir_datasets
 
-from ir_bright.store import derived, lock
+from ir_bright.store import lock
 
 HOLDER = """
 import sys, time
 from pathlib import Path
-from ir_bright.store import derived
-with derived.file_lock(Path(sys.argv[1])):
+from ir_bright.store import lock
+with lock.file_lock(Path(sys.argv[1])):
     print("holding", flush=True)
     sys.stdin.read()  # until the test closes the pipe
 """
@@ -37,7 +37,7 @@ def test_a_waiter_logs_the_holders_pid_then_goes_on_when_it_leaves(tmp_path, mon
         done = threading.Event()
 
         def wait() -> None:
-            with derived.file_lock(target):
+            with lock.file_lock(target):
                 done.set()
 
         with caplog.at_level(logging.WARNING, logger=lock.__name__):
@@ -59,8 +59,8 @@ def test_a_waiter_logs_the_holders_pid_then_goes_on_when_it_leaves(tmp_path, mon
 STARTER = """
 import subprocess, sys
 from pathlib import Path
-from ir_bright.store import derived
-with derived.file_lock(Path(sys.argv[1])):
+from ir_bright.store import lock
+with lock.file_lock(Path(sys.argv[1])):
     try:
         done = subprocess.run(
             [sys.executable, "-m", "ir_bright", *sys.argv[2:]],
@@ -92,7 +92,7 @@ def test_a_thread_takes_a_lock_it_holds_again_without_waiting(tmp_path):
     done = threading.Event()
 
     def nested() -> None:
-        with derived.file_lock(target), derived.file_lock(target):
+        with lock.file_lock(target), lock.file_lock(target):
             done.set()
 
     threading.Thread(target=nested, daemon=True).start()
@@ -109,11 +109,11 @@ def test_threads_of_one_process_take_a_lock_in_turn(tmp_path, monkeypatch, caplo
     second = threading.Event()
 
     def wait() -> None:
-        with derived.file_lock(target):
+        with lock.file_lock(target):
             second.set()
 
     with caplog.at_level(logging.WARNING, logger=lock.__name__):
-        with derived.file_lock(target):
+        with lock.file_lock(target):
             waiter = threading.Thread(target=wait)
             waiter.start()
             assert not second.wait(1.0)
@@ -124,6 +124,6 @@ def test_threads_of_one_process_take_a_lock_in_turn(tmp_path, monkeypatch, caplo
 
 
 def test_an_unwaited_lock_logs_nothing(tmp_path, caplog):
-    with caplog.at_level(logging.WARNING), derived.file_lock(tmp_path / "x"):
+    with caplog.at_level(logging.WARNING), lock.file_lock(tmp_path / "x"):
         pass
     assert caplog.records == []

@@ -1,6 +1,6 @@
-"""No module of ir_bright but ``upstream.py`` uses another package's private names
-(``tests/private_names.py`` finds them), and the subclass hooks it allows are still the ones
-their packages leave open."""
+"""No module of ir_bright but ``upstream.py`` uses another package's private names, no module
+of ir_bright uses another one's private names (``tests/private_names.py`` finds both), and the
+subclass hooks it allows are still the ones their packages leave open."""
 
 from __future__ import annotations
 
@@ -8,16 +8,28 @@ import textwrap
 
 import pytest
 
-from tests.private_names import EXTENSION_POINTS, Checker, import_path, package_findings
+from tests.private_names import (
+    EXTENSION_POINTS,
+    Checker,
+    import_path,
+    own_findings,
+    upstream_findings,
+)
 
 
 def test_no_module_but_upstream_uses_another_packages_private_names():
-    found = package_findings()
+    found = upstream_findings()
     assert not found, "private upstream names outside ir_bright/upstream.py:\n" + "\n".join(found)
 
 
-def findings(source: str) -> list[str]:
-    return Checker(textwrap.dedent(source), "m.py", "ir_bright.m").run()
+def test_no_module_of_ir_bright_uses_another_ones_private_names():
+    found = own_findings()
+    assert not found, "private names of another ir_bright module:\n" + "\n".join(found)
+
+
+def findings(source: str, upstream: bool = True) -> list[str]:
+    found = Checker(textwrap.dedent(source), "m.py", "ir_bright.m").run()
+    return [str(f) for f in found if f.upstream is upstream]
 
 
 @pytest.mark.parametrize(
@@ -84,7 +96,7 @@ def test_each_kind_of_private_upstream_use_is_found(source):
         "class S(Set):\n    @classmethod\n    def _from_iterable(cls, it):\n        return set(it)",
         "from ir_datasets.formats import BaseDocs\n"
         "class D(BaseDocs):\n    def __init__(self):\n        self._mine = 1",
-        "from .scoring import scorer\nscorer._drop",
+        "from .scoring import scorer\nscorer.drop",  # ir_bright's own, public
         "import collections\ncollections.namedtuple('T', 'a')(1)._replace(a=2)",
         "import os\nos.__file__",
     ],
@@ -144,3 +156,52 @@ def test_the_allowed_extension_points_are_the_hooks_their_classes_leave_to_subcl
 
     assert Letters("ab") & Letters("bc") == frozenset("b")
     assert type(Letters("ab") & Letters("bc")) is frozenset  # the operators use the hook
+
+
+@pytest.mark.parametrize(
+    "source,found",
+    [
+        (
+            "from .scoring.scorer import _drop",
+            "m.py:1: imports the private name ir_bright.scoring.scorer._drop",
+        ),
+        (
+            "from .scoring import scorer\nscorer._drop",
+            "m.py:2: uses _drop of scorer (ir_bright.scoring.scorer)",
+        ),
+        ("from . import lazy\nlazy._Deferred", "m.py:2: uses _Deferred of lazy (ir_bright.lazy)"),
+        (
+            "from .hub import files\ngetattr(files, '_x')",
+            "m.py:2: uses _x of files (ir_bright.hub.files)",
+        ),
+        (
+            "from .hub.files import HubFile\ndef f(file: HubFile):\n    return file._url()",
+            "m.py:3: uses _url of file",
+        ),
+        (
+            "from . import registry\ndataset = registry.load('x')\ndataset._id",
+            "m.py:3: uses _id of dataset",
+        ),
+        (
+            "from .store.docs import ParquetDocs\n"
+            "class Mine(ParquetDocs):\n    def path(self):\n        return self._hub_file",
+            "m.py:4: Mine uses _hub_file, a private member of ir_bright.store.docs.ParquetDocs",
+        ),
+    ],
+)
+def test_each_kind_of_private_use_of_another_ir_bright_module_is_found(source, found):
+    assert findings(source, upstream=False) == [found]
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "from ._version import __version__",  # the package's private module, not a module's name
+        "from . import lazy as _lazy\n_lazy.module('numpy')",  # a private alias of one's own
+        "class A:\n    def _x(self):\n        pass\n"
+        "class B(A):\n    def f(self):\n        self._x()",
+        "def _helper():\n    pass\n_helper()",
+    ],
+)
+def test_a_modules_own_private_names_and_the_packages_private_modules_pass(source):
+    assert findings(source, upstream=False) == []

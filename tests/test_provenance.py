@@ -15,7 +15,7 @@ import pytest
 
 import ir_bright
 from ir_bright.cli import main
-from ir_bright.hub import provenance as hub_provenance
+from ir_bright.hub import fetch_records
 from ir_bright.provenance import dataset_provenance, provenance, write_run_provenance
 from tests.fixtures import bright_hub
 from tests.fixtures.bright_hub import REPO, repo_path
@@ -31,8 +31,8 @@ def mirror(hub, hub_root, monkeypatch):
     """The fixture BRIGHT on a loopback hub whose main resolves to MIRROR_COMMIT (checksums
     off: the pins are the real files'), in a process that has used no hub file yet."""
     monkeypatch.setenv("IR_BRIGHT_VERIFY", "0")
-    monkeypatch.setattr(hub_provenance, "_COMMITS_SEEN", {})
-    monkeypatch.setattr(hub_provenance, "_WATCHED", set())
+    monkeypatch.setattr(fetch_records, "_COMMITS_SEEN", {})
+    monkeypatch.setattr(fetch_records, "_WATCHED", set())
     bright_hub.write_bright(hub_root)
     hub.commit = MIRROR_COMMIT
     return hub
@@ -130,7 +130,7 @@ def test_a_record_of_the_same_bytes_at_another_time_keeps_its_commit(
     (examples,) = dataset["files"]
     assert examples["commit"] == MIRROR_COMMIT
     assert examples["sha256"] == served_sha256(hub_root, EXAMPLES)
-    assert hub_provenance.recorded(cached)["commit"] == MIRROR_COMMIT  # brought up to date
+    assert fetch_records.recorded(cached)["commit"] == MIRROR_COMMIT  # brought up to date
 
 
 def test_files_of_two_commits_warn_once_and_are_recorded_as_mixed(mirror, hub_root, caplog):

@@ -187,9 +187,11 @@ def test_report_check_proves_a_reproduction_of_the_official_bm25(r2med, cli, tmp
         for task in TASKS
     }
     row = {"label": "official code on the fixture", "values": official, "source": "test"}
-    real = references._catalogue
+    real = references._published_rows
     monkeypatch.setattr(
-        references, "_catalogue", lambda: {**real(), "r2med": {**real()["r2med"], "fixture": row}}
+        references,
+        "_published_rows",
+        lambda: {**real(), "r2med": {**real()["r2med"], "fixture": row}},
     )
     runs = tmp_path / "bm25"
     for task in TASKS:

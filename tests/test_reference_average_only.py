@@ -35,9 +35,9 @@ def bright(hub, hub_root, monkeypatch):
     monkeypatch.setenv("IR_BRIGHT_VERIFY", "0")
     splits = [d.replace("-", "_") for d in DOMAINS]
     bright_hub.write_bright(hub_root, {s: bright_hub.biology for s in splits})
-    real = references._catalogue
+    real = references._published_rows
     monkeypatch.setattr(
-        references, "_catalogue", lambda: {**real(), "bright": {**real()["bright"], **ROWS}}
+        references, "_published_rows", lambda: {**real(), "bright": {**real()["bright"], **ROWS}}
     )
 
 

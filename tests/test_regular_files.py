@@ -142,7 +142,7 @@ def expected_facts(path: Path) -> tuple[str, int]:
 
 @pytest.mark.parametrize("text", HOSTILE_JSON)
 def test_a_hostile_hub_provenance_sidecar_is_recomputed(isolated_home, text):
-    from ir_bright.hub.provenance import file_provenance, sidecar
+    from ir_bright.hub.fetch_records import file_provenance, sidecar
 
     path = cached_hub_file(isolated_home)
     sidecar(path).write_text(text)
@@ -155,7 +155,7 @@ def test_a_hostile_hub_provenance_sidecar_is_recomputed(isolated_home, text):
 def test_a_fifo_in_place_of_a_hub_provenance_sidecar_is_replaced_without_waiting(
     isolated_home,
 ):
-    from ir_bright.hub.provenance import file_provenance, sidecar
+    from ir_bright.hub.fetch_records import file_provenance, sidecar
 
     path = cached_hub_file(isolated_home)
     os.mkfifo(sidecar(path))

@@ -10,7 +10,9 @@ import math
 import pytest
 
 from ir_bright.cli import main
-from ir_bright.results import report
+from ir_bright.families import Benchmark
+from ir_bright.results import benchmarks, scores, systems
+from ir_bright.results.errors import ReportError
 from ir_bright.scoring import evaluate
 from tests.fixtures import bright_hub
 from tests.helpers import write_run
@@ -101,27 +103,30 @@ def markdown_rows(text):
 )
 def test_file_names_round_trip_to_dataset_ids(dataset_id):
     for suffix in (".trec", ".run", ".txt", ".trec.gz"):
-        assert report.dataset_from_filename(report.filename_for(dataset_id, suffix)) == dataset_id
+        assert (
+            benchmarks.dataset_from_filename(benchmarks.filename_for(dataset_id, suffix))
+            == dataset_id
+        )
 
 
 def test_bright_benchmark_has_the_papers_12_columns_in_order():
-    bench = report.benchmark("bright")
+    bench = benchmarks.benchmark("bright")
     assert list(bench.ids) == BRIGHT_IDS
     assert bench.labels[-3:] == ("AoPS", "TheoQ", "TheoT") and bench.measure == "nDCG@10"
-    long = report.benchmark("bright-long")
+    long = benchmarks.benchmark("bright-long")
     assert len(long.ids) == 8 and long.measure == "R@1" and "bright/pony-long" in long.ids
 
 
 @pytest.mark.parametrize("task", [1, 2, 3, 4])
 def test_mm_bright_benchmarks_select_the_29_domains_of_each_task(task):
-    bench = report.benchmark(f"mm-bright-task{task}")
+    bench = benchmarks.benchmark(f"mm-bright-task{task}")
     assert list(bench.ids) == [f"mm-bright/{d}/task{task}" for d in MM_DOMAINS]
-    assert report.dataset_from_filename(f"mm-bright__gis__task{task}.trec") in bench.ids
+    assert benchmarks.dataset_from_filename(f"mm-bright__gis__task{task}.trec") in bench.ids
 
 
 def test_unknown_benchmark_is_a_one_line_error():
-    with pytest.raises(report.ReportError, match="choose one of bright, bright-long"):
-        report.benchmark("brite")
+    with pytest.raises(ReportError, match="choose one of bright, bright-long"):
+        benchmarks.benchmark("brite")
 
 
 # -- official cells ---------------------------------------------------------------------------
@@ -180,7 +185,9 @@ def test_a_folder_of_12_bm25_runs_gives_the_13_column_table_equal_to_evaluate(
     pytest.importorskip("matplotlib")
     folder = tmp_path / "runs" / "bm25"
     for dataset_id in BRIGHT_IDS:
-        assert main(["bm25", dataset_id, "-o", str(folder / report.filename_for(dataset_id))]) == 0
+        assert (
+            main(["bm25", dataset_id, "-o", str(folder / benchmarks.filename_for(dataset_id))]) == 0
+        )
     capsys.readouterr()
     png = tmp_path / "bright.png"
     out = run_report(
@@ -195,7 +202,7 @@ def test_a_folder_of_12_bm25_runs_gives_the_13_column_table_equal_to_evaluate(
             [
                 "evaluate",
                 dataset_id,
-                str(folder / report.filename_for(dataset_id)),
+                str(folder / benchmarks.filename_for(dataset_id)),
                 "--format",
                 "json",
             ]
@@ -230,11 +237,9 @@ def _first_number(document):
 
 def test_average_is_the_mean_of_the_domains(bright, tmp_path):
     hand_runs(tmp_path / "mine")
-    bench = report.Benchmark(
-        "two", "two", "nDCG@10", ("bright/biology", "bright/aops"), ("Bio", "AoPS")
-    )
-    systems = report.collect([str(tmp_path / "mine")], bench)
-    table = report.score(systems, bench, progress=False)
+    bench = Benchmark("two", "two", "nDCG@10", ("bright/biology", "bright/aops"), ("Bio", "AoPS"))
+    found = systems.collect([str(tmp_path / "mine")], bench)
+    table = scores.score(found, bench, progress=False)
     assert table.rows[0].average == pytest.approx((NDCG_BIOLOGY + NDCG_AOPS) / 2, abs=1e-12)
 
 

@@ -4,16 +4,18 @@ when one is outside the tolerance, so a reproduction can be a CI step."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
 from ir_bright.cli import main
-from ir_bright.results import references, report
+from ir_bright.results import benchmarks, references, scores
+from ir_bright.results.errors import ReportError
 from tests.test_report import bright, hand_runs  # noqa: F401 - bright is a fixture
 
 REFERENCES = {
     bench: rows
-    for path in (report.Path(report.__file__).parents[1] / "families").glob("*.json")
+    for path in (Path(references.__file__).parents[1] / "families").glob("*.json")
     for bench, rows in json.loads(path.read_text())["references"].items()
 }
 ROWS = [(bench, name) for bench, rows in REFERENCES.items() for name in rows]
@@ -23,16 +25,16 @@ ROWS = [(bench, name) for bench, rows in REFERENCES.items() for name in rows]
 def published_row(monkeypatch):
     """Add published rows ``hand`` (the hand runs' cells: Bio 77.5, AoPS 81.5) and ``near``
     (Bio 77.7) to benchmark bright, as a family declaration would hold them."""
-    real = references._catalogue
+    real = references._published_rows
 
-    def catalogue():
+    def published_rows():
         data = real()
         rows = dict(data["bright"])
         rows["hand"] = {"label": "hand", "values": {"Bio": 77.5, "AoPS": 81.5}, "source": "test"}
         rows["near"] = {"label": "near", "values": {"Bio": 77.7, "AoPS": 81.5}, "source": "test"}
         return {**data, "bright": rows}
 
-    monkeypatch.setattr(references, "_catalogue", catalogue)
+    monkeypatch.setattr(references, "_published_rows", published_rows)
 
 
 def check(capsys, *argv):
@@ -90,21 +92,21 @@ def test_check_against_the_papers_row_fails_missing_and_distant_cells(capsys, ca
 
 def test_check_counts_cells_outside_and_missing_apart():
     """Three systems against the paper's BM25 row (Bio 18.9, Earth 27.2, ..., Avg 14.5)."""
-    bench = report.benchmark("bright")
+    bench = benchmarks.benchmark("bright")
     published = REFERENCES["bright"]["paper-bm25"]["values"]
     exact = {d: published[label] / 100 for d, label in zip(bench.ids, bench.labels)}
     off = {**exact, "bright/earth-science": 0.30}  # 30.0 against 27.2
     partial = {d: (0.189 if d == "bright/biology" else None) for d in bench.ids}  # Bio alone
-    table = report.Table(
+    table = scores.Table(
         bench,
         bench.measure,
         [
-            report.Row("exact", exact, 0.145),
-            report.Row("off", off, 0.30),  # and an average 30.0 against 14.5
-            report.Row("partial", partial, None),
+            scores.Row("exact", exact, 0.145),
+            scores.Row("off", off, 0.30),  # and an average 30.0 against 14.5
+            scores.Row("partial", partial, None),
         ],
     )
-    failures = report.check(table, "paper-bm25")
+    failures = references.check(table, "paper-bm25")
     assert failures.outside == ["off Earth", "off Avg"]
     labels = [label for label in bench.labels if label != "Bio"]
     assert failures.missing == [f"partial {label}" for label in labels] + ["partial Avg"]
@@ -113,14 +115,14 @@ def test_check_counts_cells_outside_and_missing_apart():
         "12 cells missing (no run): partial Earth, "
     )
     assert table.notes[-1].endswith("; 2 of 39 cells outside, 12 missing.")
-    assert not report.check(report.Table(bench, bench.measure, [table.rows[0]]), "paper-bm25")
+    assert not references.check(scores.Table(bench, bench.measure, [table.rows[0]]), "paper-bm25")
 
 
 @pytest.mark.parametrize("bench_name, name", ROWS)
 def test_every_published_row_can_be_checked(bench_name, name):
     """A system scoring exactly the published cells passes; one cell off by more than the
     tolerance fails, and only that cell."""
-    bench = report.benchmark(bench_name)
+    bench = benchmarks.benchmark(bench_name)
     spec = dict(REFERENCES[bench_name][name])
     spec["values"] = spec["values"] or {}  # null: the source publishes only the average
     mean = spec.get("average")
@@ -128,9 +130,9 @@ def test_every_published_row_can_be_checked(bench_name, name):
         d: spec["values"].get(label, mean) / 100 if mean or label in spec["values"] else None
         for d, label in zip(bench.ids, bench.labels)
     }
-    exact = report.Row("exact", values, None if mean is None else mean / 100)
-    table = report.Table(bench, bench.measure, [exact])
-    assert not report.check(table, name)
+    exact = scores.Row("exact", values, None if mean is None else mean / 100)
+    table = scores.Table(bench, bench.measure, [exact])
+    assert not references.check(table, name)
     published = [v for v in spec["values"].values()] + ([mean] if mean is not None else [])
     # the row's values are printed with as many decimals as its longest one (JSON drops
     # trailing zeros): BRIGHT's with one or two, R2MED's with three
@@ -144,9 +146,9 @@ def test_every_published_row_can_be_checked(bench_name, name):
         off_values[first] += 0.0006
     else:
         off_average += 0.0006
-    table = report.Table(bench, bench.measure, [report.Row("off", off_values, off_average)])
+    table = scores.Table(bench, bench.measure, [scores.Row("off", off_values, off_average)])
     expected = labels[first] if first is not None else "Avg"
-    assert report.check(table, name, tolerance=0.05).outside == [f"off {expected}"]
+    assert references.check(table, name, tolerance=0.05).outside == [f"off {expected}"]
 
 
 @pytest.mark.parametrize(
@@ -168,6 +170,6 @@ def test_check_bad_input_is_a_one_line_error(capsys, tmp_path, argv, mentions):
 
 
 def test_a_benchmark_without_published_rows_says_so():
-    bench = report.benchmark("bright-pro")
-    with pytest.raises(report.ReportError, match="for benchmark bright-pro: none is in ir_bright$"):
-        report.published("paper-bm25", bench, bench.measure)
+    bench = benchmarks.benchmark("bright-pro")
+    with pytest.raises(ReportError, match="for benchmark bright-pro: none is in ir_bright$"):
+        references.published("paper-bm25", bench, bench.measure)

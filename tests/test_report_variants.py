@@ -10,7 +10,7 @@ import math
 import pytest
 
 from ir_bright.cli import main
-from ir_bright.results import report
+from ir_bright.results import benchmarks, references, systems
 from tests.fixtures import bright_hub
 from tests.helpers import write_run
 
@@ -26,14 +26,14 @@ def bright(bright_hub):
 
 @pytest.mark.parametrize("model", MODELS)
 def test_each_model_has_a_12_domain_reasoning_benchmark_over_its_reason_ids(model):
-    base, bench = report.benchmark("bright"), report.benchmark(f"bright-{model}-reason")
+    base, bench = benchmarks.benchmark("bright"), benchmarks.benchmark(f"bright-{model}-reason")
     assert bench.ids == tuple(f"{i}/{model}-reason" for i in base.ids)
     assert bench.labels == base.labels and bench.measure == "nDCG@10"
 
 
 def test_gpt4_reasoning_benchmark_has_the_papers_gpt4_row():
-    bench = report.benchmark("bright-gpt4-reason")
-    (row,) = report.reference_rows(["paper-bm25-gpt4-reason"], bench, "nDCG@10")
+    bench = benchmarks.benchmark("bright-gpt4-reason")
+    (row,) = references.reference_rows(["paper-bm25-gpt4-reason"], bench, "nDCG@10")
     assert row.values["bright/biology/gpt4-reason"] == pytest.approx(0.536)
     assert row.average == pytest.approx(0.27)
 
@@ -93,5 +93,5 @@ def test_a_reasoning_run_passed_directly_names_its_benchmark(bright, tmp_path, c
 )
 def test_the_benchmark_is_read_from_run_names_of_every_family(tmp_path, dataset_id, expected):
     folder = tmp_path / "runs"
-    write_run(folder / report.filename_for(dataset_id), {"q": ["d"]})
-    assert report.infer_benchmark([str(folder)]).name == expected
+    write_run(folder / benchmarks.filename_for(dataset_id), {"q": ["d"]})
+    assert systems.infer_benchmark([str(folder)]).name == expected

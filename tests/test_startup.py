@@ -109,7 +109,7 @@ print(ir_measures.parse_measure("Official(nDCG@10)"))
 def test_the_public_names_load_on_first_use():
     code = """
 import inspect, ir_bright
-from ir_bright import Official, compare, drop_excluded, evaluate, per_query, register
+from ir_bright import Official, compare, drop_excluded, evaluate, per_query_frame, register
 assert inspect.isfunction(ir_bright.compare) and ir_bright.compare is compare
 assert set(ir_bright.__all__) <= set(dir(ir_bright))
 print(ir_bright.__version__)

@@ -136,9 +136,11 @@ def test_report_check_proves_a_reproduction_of_the_official_bm25(tempo, cli, tmp
         for d in DOMAINS
     }
     row = {"label": "official code on the fixture", "values": official, "source": "test"}
-    real = references._catalogue
+    real = references._published_rows
     monkeypatch.setattr(
-        references, "_catalogue", lambda: {**real(), "tempo": {**real()["tempo"], "fixture": row}}
+        references,
+        "_published_rows",
+        lambda: {**real(), "tempo": {**real()["tempo"], "fixture": row}},
     )
     runs = tmp_path / "bm25"
     for domain in DOMAINS:

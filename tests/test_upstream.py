@@ -21,7 +21,7 @@ from ir_measures import P, ScoredDoc, nDCG
 import ir_bright
 from ir_bright import upstream
 from ir_bright.measures import Official
-from ir_bright.scoring import aspects, provider
+from ir_bright.scoring import aspect_measures, provider
 
 
 def test_ir_datasets_registry_is_a_dict_and_refuses_to_replace_through_its_public_api():
@@ -137,10 +137,10 @@ def test_a_measure_name_another_package_holds_is_left_to_it_with_a_warning(
 ):
     theirs = measure_registry["A_Recall"] = _Named("A_Recall")
     with pytest.warns(RuntimeWarning, match="already has a measure named A_Recall"):
-        aspects.register()
+        aspect_measures.register()
     assert measure_registry["A_Recall"] is theirs
     assert ir_measures.parse_measure("A_Recall@25") == _Named("A_Recall", cutoff=25)
-    assert measure_registry["wAlpha_nDCG"] is aspects.wAlpha_nDCG
+    assert measure_registry["wAlpha_nDCG"] is aspect_measures.wAlpha_nDCG
 
 
 @pytest.mark.parametrize("name", ["A_Recall", "wAlpha_nDCG", "Official", "nDCG"])
@@ -148,8 +148,8 @@ def test_ir_brights_providers_claim_only_measures_of_their_own_classes(name):
     # so standing first in the pipeline takes no measure of another package, same-named or not
     foreign = _Named(name, cutoff=10)
     assert not provider.PROVIDER.supports(foreign)
-    assert not aspects.PROVIDER.supports(foreign)
-    assert aspects.PROVIDER.supports(aspects.A_Recall @ 10)
+    assert not aspect_measures.PROVIDER.supports(foreign)
+    assert aspect_measures.PROVIDER.supports(aspect_measures.A_Recall @ 10)
     assert provider.PROVIDER.supports(Official(nDCG @ 10))
 
 

@@ -12,25 +12,16 @@ without NumPy.
 from .. import lazy
 
 _EXPORTS = {
-    "ANALYSIS": "analysis",
+    "BM25Index": "index",
+    "BM25Params": "params",
+    "DEFAULT_PARAMS": "params",
     "analyze": "analysis",
-    "STOP_WORDS": "analysis",
     "index_folder": "cache",
     "index_for": "cache",
-    "BM25Index": "index",
-    "lucene_norm_bytes": "lucene",
-    "lucene_norm_lengths": "lucene",
-    "DEFAULT_PARAMS": "params",
-    "RUN_TAG": "params",
-    "BM25Params": "params",
-    "Mode": "params",
-    "official_mode": "params",
-    "RankedDoc": "run",
-    "query_texts": "run",
     "retrieve": "run",
-    "write_trec": "run",
-    "top_rows": "topk",
 }
+"""The names for users (runs are written with :func:`ir_bright.runs.write_trec`), each
+imported from its module on first use."""
 
 __all__ = sorted(_EXPORTS)
 

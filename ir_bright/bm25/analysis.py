@@ -16,13 +16,10 @@ Pyserini (Anserini's ``DefaultEnglishAnalyzer``, the BRIGHT paper's analyzer) ru
   even at the end of a word), and a trailing ``'s``/``’s``/``＇s`` is dropped.
 - :func:`stem` is Lucene's ``PorterStemmer``: Porter's own C implementation, which departs
   from the 1980 paper in two rules (``logi`` -> ``log``; ``bli`` -> ``ble`` instead of
-  ``abli`` -> ``able``) and leaves words of one or two characters alone (:mod:`.porter`,
-  written here; equal to Lucene's stems on every test word and to NLTK's ``PorterStemmer`` in
-  ``MARTIN_EXTENSIONS`` mode on 209,015 words). It is pure Python (about 9 µs a word), so words
-  that cannot meet a rule where the two part (see :data:`_SNOWBALL_DEPARTS`) go through
-  Snowball's C ``porter`` (PyStemmer) instead; on 3 million words the two paths (NLTK's
-  stemmer then in the place of :mod:`.porter`) gave Lucene's stems
-  (``tests/data/lucene/README.md``).
+  ``abli`` -> ``able``) and leaves words of one or two characters alone (:mod:`.porter`). It
+  is pure Python (about 9 µs a word), so words that cannot meet a rule where the two part (see
+  :data:`_SNOWBALL_DEPARTS`) go through Snowball's C ``porter`` (PyStemmer) instead, which
+  stems them alike. Both paths are tested against Lucene's own stems (``tests/data/lucene/``).
 
 Stemming is cached per distinct word, so its cost is paid once per vocabulary entry.
 """
@@ -37,17 +34,6 @@ import numpy as np
 
 from ..errors import require
 from . import porter
-
-__all__ = [
-    "ANALYSIS",
-    "MAX_TOKEN_LENGTH",
-    "STOP_WORDS",
-    "Analyzer",
-    "TermCounter",
-    "analyze",
-    "stem",
-    "tokens",
-]
 
 ANALYSIS = "lucene-en-v2"
 """Names the analysis; part of the BM25 index cache key, so a change of analysis re-indexes."""

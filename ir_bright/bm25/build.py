@@ -22,8 +22,6 @@ from . import analysis
 from .weights import DocumentWeights
 from .workers import Workers
 
-__all__ = ["Counts", "count_corpus", "default_workers", "place"]
-
 _Part = tuple[np.ndarray, np.ndarray, np.ndarray]
 """One batch's (distinct terms per document, term ids, term frequencies)."""
 

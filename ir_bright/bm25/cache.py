@@ -22,10 +22,10 @@ import pyarrow as pa
 
 from ..errors import CacheError
 from ..store import derived
+from ..store.exclusive import refuse_symlink
+from ..store.lock import file_lock
 from .index import INDEX_KIND, INDEX_VERSION, BM25Index, index_files
 from .params import DEFAULT_PARAMS, BM25Params
-
-__all__ = ["dataset_id", "index_folder", "index_for"]
 
 logger = logging.getLogger(__name__)
 
@@ -56,11 +56,11 @@ def index_for(
         index = BM25Index.load(folder)
         logger.info("using the cached BM25 index %s", folder)
         return index
-    derived.refuse_symlink(folder.parent)  # the index folder is ours: never a link
+    refuse_symlink(folder.parent)  # the index folder is ours: never a link
     with contextlib.ExitStack() as locked:
         try:
             folder.parent.mkdir(parents=True, exist_ok=True)
-            locked.enter_context(derived.file_lock(folder))
+            locked.enter_context(file_lock(folder))
         except OSError as exc:
             raise CacheError(
                 f"cannot write the BM25 index folder {folder.parent} "

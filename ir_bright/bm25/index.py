@@ -16,13 +16,10 @@ with :attr:`BM25Params.lucene_norms` Pyserini's scores exactly (one-byte lengths
   documents, ascending, and their float32 weights), saved as ``.npy`` files and memory-mapped
   on load, beside the vocabulary (JSON), the doc ids (Arrow IPC), the idf and the statistics.
 
-The arrays are ours, not a library's. bm25s (to 0.3) served only as a container whose
-internals (``scores``, ``vocab_dict``, ``nonoccurrence_array``) were assigned: its public API
-indexes token lists held in memory and scores with its own weights, so it can neither stream a
-corpus in bounded memory, nor store Lucene's one-byte norms, nor weight queries as gensim does.
-Owning the arrays drops that dependency and its import (0.3 s here, scipy.sparse with it),
-loads an index faster (a 100,000-document index: 0.5-0.7 s, 1.7-2.4 s through bm25s) and keeps
-every ranking and score bit for bit.
+The arrays are the package's own so that a corpus streams into them in bounded memory, with
+Lucene's one-byte norms beside exact lengths, and queries are weighted as gensim weights them;
+a BM25 library's API indexes token lists held in memory with its own weights (the decisions
+page, ``docs/decisions.md``, weighs one).
 """
 
 from __future__ import annotations
@@ -45,12 +42,9 @@ from .params import DEFAULT_PARAMS, BM25Params, check_mode
 from .topk import top_rows
 from .weights import DocumentWeights
 
-__all__ = ["INDEX_KIND", "INDEX_VERSION", "BM25Index", "index_files"]
-
 INDEX_KIND = "ir_bright.bm25-index"
 INDEX_VERSION = 3
-"""The index's file format, in its manifest: an index of another version is rebuilt.
-2: the postings as plain ``.npy`` files (1: bm25s's files)."""
+"""The index's file format, in its manifest: an index of another version is rebuilt."""
 
 _ARRAYS = ("data", "indices", "indptr")
 

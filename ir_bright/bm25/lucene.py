@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["lucene_norm_bytes", "lucene_norm_lengths", "norm_inverse"]
-
 _FREE = 24  # SmallFloat's NUM_FREE_VALUES = 255 - longToInt4(Integer.MAX_VALUE)
 
 

@@ -7,16 +7,6 @@ from typing import Any, NamedTuple
 
 from ..errors import IrBrightError
 
-__all__ = [
-    "DEFAULT_PARAMS",
-    "RUN_TAG",
-    "BM25Params",
-    "Mode",
-    "check_depth",
-    "check_mode",
-    "official_mode",
-]
-
 RUN_TAG = "ir_bright-bm25"
 
 
@@ -58,6 +48,8 @@ class BM25Params(NamedTuple):
 
 
 DEFAULT_PARAMS = BM25Params()
+"""The BRIGHT paper's BM25 parameters (:class:`BM25Params`' defaults, which are also
+Pyserini's), with exact document lengths."""
 
 
 def check_depth(depth: int, name: str = "the ranking depth") -> int:

@@ -11,8 +11,6 @@ sends it only the words where Snowball's C ``porter`` would stem otherwise.
 
 from __future__ import annotations
 
-__all__ = ["stem"]
-
 _VOWELS = frozenset("aeiou")
 
 # step 2 and step 3: (the letter before the last, or the last) -> (suffix, replacement), tried

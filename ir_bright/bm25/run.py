@@ -15,12 +15,10 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from ..registry import query_texts
-from ..runs.write import RankedDoc, write_trec
+from ..runs.write import RankedDoc
 from ..scoring.scorer import excluded_docs
 from .cache import index_for
 from .params import DEFAULT_PARAMS, BM25Params, official_mode
-
-__all__ = ["RankedDoc", "query_texts", "retrieve", "write_trec"]
 
 
 def retrieve(

@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["top_rows"]
-
 
 def top_rows(
     scores: np.ndarray,

@@ -12,8 +12,6 @@ import numpy as np
 from .lucene import lucene_norm_bytes, norm_inverse
 from .params import BM25Params
 
-__all__ = ["DocumentWeights"]
-
 
 class DocumentWeights:
     """The weight of each posting, given every document's length."""

@@ -41,10 +41,8 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any, TypeVar
 
 from ..errors import IrBrightError
-from ..signals import TERMINATED, sigterm_exits
+from ..signals import sigterm_exits
 from ..upstream import interpreter_flags
-
-__all__ = ["TERMINATED", "Workers", "serve", "sigterm_exits"]
 
 T = TypeVar("T")
 

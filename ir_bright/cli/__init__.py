@@ -117,7 +117,7 @@ FORMATS = {
     "markdown": "a Markdown table",
     "latex": "a LaTeX tabular",
     "csv": "comma-separated values, a header row first",
-    "tsv": "tab-separated values, a header row first",
+    "tsv": "tab-separated values, one record a line, no header row (as ir_datasets exports)",
     "json": "JSON, every field",
     "jsonl": "one JSON object per line",
     "trec": "TREC qrels lines: query, iteration, doc, relevance",

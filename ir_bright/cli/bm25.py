@@ -79,7 +79,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..bm25.workers import sigterm_exits
+    from ..signals import sigterm_exits
 
     with sigterm_exits():  # SIGTERM: exit 143 once workers and partial files are cleaned up
         return _run(args)
@@ -87,8 +87,8 @@ def run(args: argparse.Namespace) -> int:
 
 def _run(args: argparse.Namespace) -> int:
     from .. import bm25, registry
-    from ..bm25.params import check_depth, check_mode
-    from ..runs.write import check_tag
+    from ..bm25.params import check_depth, check_mode, official_mode
+    from ..runs.write import check_tag, write_trec
 
     params = bm25.BM25Params(args.k1, args.b, args.lucene_norms).checked(("--k1", "--b"))
     if args.depth is not None:
@@ -99,7 +99,7 @@ def _run(args: argparse.Namespace) -> int:
     inputs = [args.queries] if args.queries is not None else []
     output = Output(args.output, "the run", inputs, sidecar="the run's provenance")  # first
     dataset = registry.load(args.id)
-    mode = bm25.official_mode(dataset, args.query_side, args.depth, args.lucene_norms)
+    mode = official_mode(dataset, args.query_side, args.depth, args.lucene_norms)
     tag = check_tag(args.tag or mode.tag(args.lucene_norms), "--tag")
     if args.queries is not None:
         from ..pipelines import with_queries
@@ -115,7 +115,7 @@ def _run(args: argparse.Namespace) -> int:
         )
     ranked = bm25.retrieve(dataset, params, query_side=mode.query_side, depth=mode.depth)
     with output.open(sidecar=lambda run: _provenance(run, args, params, mode, tag)) as out:
-        lines = bm25.write_trec(ranked, out, tag)
+        lines = write_trec(ranked, out, tag)
     if output.path is not None:
         logger.info("wrote %d lines to %s", lines, output.path)
     return 0
@@ -126,18 +126,18 @@ def _provenance(
 ) -> str:
     """``RUN.json``: the data the run was ranked from, the BM25 parameters and analyzer, and
     the run's own size and sha256 (``run``)."""
-    from .. import bm25
+    from ..bm25.analysis import ANALYSIS
     from ..provenance import run_provenance, sidecar_text
 
-    settings = {
+    parameters = {
         "k1": params.k1,
         "b": params.b,
         "lucene_norms": params.lucene_norms,
         "query_side": mode.query_side,
         "depth": mode.depth,
-        "analyzer": bm25.ANALYSIS,
+        "analyzer": ANALYSIS,
         "tag": tag,
         "queries_file": args.queries,
     }
     entities = ("docs",) if args.queries is not None else ("docs", "queries")
-    return sidecar_text(run_provenance(args.id, {"bm25": settings}, entities, run))
+    return sidecar_text(run_provenance(args.id, {"bm25": parameters}, entities, run))

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..results.settings import SETTING_HELP
+from ..results.system_info import SETTING_HELP
 from ..results.tables import FORMATS
 from . import add_subcommand, described, one_of, output_format
 
@@ -33,8 +33,8 @@ are the baseline's."""
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     """Add the ``compare`` subcommand."""
+    from ..results.benchmarks import benchmark_names
     from ..results.stats import CONFIDENCE, CORRECTIONS, SAMPLES, SEED, TESTS
-    from ..results.suites import benchmark_names
 
     parser = add_subcommand(
         subparsers,
@@ -78,14 +78,14 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace) -> int:
     """Compare, then print the table (and draw the plot)."""
-    from ..results import comparison, comparison_output, plots, stats
+    from ..results import paired, paired_tables, plots, stats
 
     options = stats.Options(
         args.test, args.correction, args.samples, args.seed, args.confidence, args.alpha
     )
     if args.plot is not None:
         plots.check_plot_path(args.plot)  # before the (long) scoring
-    frame = comparison.compare(
+    frame = paired.compare(
         _path(args.baseline),
         [_path(s) for s in args.systems],
         args.dataset,
@@ -95,10 +95,10 @@ def run(args: argparse.Namespace) -> int:
         setting=args.setting,
         progress=True,
     )
-    labels = comparison_output.column_labels(args.benchmark)
+    labels = paired_tables.column_labels(args.benchmark)
     if args.plot:
-        comparison_output.plot_comparison(frame, args.plot, labels)
-    sys.stdout.write(comparison_output.format_comparison(frame, args.format, labels))
+        paired_tables.plot_comparison(frame, args.plot, labels)
+    sys.stdout.write(paired_tables.format_comparison(frame, args.format, labels))
     return 0
 
 

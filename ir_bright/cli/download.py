@@ -40,11 +40,11 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace) -> int:
     """Fetch (or, with --dry-run, list) every file not cached yet; print the summary."""
-    from .. import catalog, hub
+    from .. import hub, inventory
     from ..errors import OfflineError
 
     try:
-        files, missing = catalog.plan_download(args.ids)
+        files, missing = inventory.plan_download(args.ids)
     except OfflineError:  # a folder's listing, needed to know which files it holds
         if not hub.offline():
             raise
@@ -56,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if missing and hub.offline():
         raise _offline(f"{len(missing)} file(s) are not cached (e.g. {missing[0].local_path})")
-    fetched, fetched_bytes = catalog.fetch(missing)
+    fetched, fetched_bytes = inventory.fetch(missing)
     verified = {
         "pins": "verified (pinned size and md5, else the hub's sha256)",
         "hub": "verified (the hub's sha256; IR_BRIGHT_VERIFY=hub)",

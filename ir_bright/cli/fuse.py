@@ -20,8 +20,7 @@ NORM_MEANINGS = {
     "min-max": "(s - min) / (max - min)",
     "max": "s / max",
     "sum": "(s - min) / sum(s - min)",
-    "zmuv": "(s - mean) / standard deviation",
-    "z-score": "the same as zmuv",
+    "zmuv": "(s - mean) / standard deviation, the z-score",
 }
 
 EPILOG = """\
@@ -29,7 +28,7 @@ The fused run keeps the first run's queries and is written in TREC format, each 
 documents in trec_eval's order (score descending, ties by doc id descending). With --dataset,
 each query's excluded ids are dropped before the --depth cut, so the cut never drops a
 document the official scorer would keep. Norms are per query, as ranx's: min-max
-(s-min)/(max-min), max s/max, sum (s-min)/sum(s-min), zmuv (or z-score) (s-mean)/std.
+(s-min)/(max-min), max s/max, sum (s-min)/sum(s-min), zmuv (the z-score) (s-mean)/std.
 
 examples:
   ir-bright fuse bm25.trec dense.trec --method rrf -o fused.trec
@@ -59,7 +58,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument(
         "--norm",
         **described(
-            {n: NORM_MEANINGS[n] for n in (*NORMS, "z-score")},
+            {n: NORM_MEANINGS[n] for n in NORMS},
             "per-query score normalisation (default: none for rrf, min-max otherwise)",
         ),
     )

@@ -72,9 +72,9 @@ CORE_LOADER = (
 
 def run(args: argparse.Namespace) -> int:
     """Print the dataset's description (text or JSON)."""
-    from .. import catalog, registry
+    from .. import inventory, registry
 
-    info = catalog.describe(args.id)
+    info = inventory.describe(args.id)
     if args.format == "json":
         json.dump(info, sys.stdout, indent=1, default=str)
         sys.stdout.write("\n")

@@ -14,6 +14,7 @@ EPILOG = """examples:
   ir-bright list biology              ids containing "biology"
   ir-bright list 'bright/*-long'      a glob over the ids
   ir-bright list mm-bright --format json
+The columns are id, docs, queries, qrels and cached (tsv: in that order, without a header).
 cached: "yes" when every hub file the dataset reads is in the cache (see `ir-bright download`),
 "no" when none is, "k/n" when k of its n files are."""
 
@@ -36,7 +37,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace) -> int:
     """Print the ids matching the pattern with their counts and cache state."""
-    from ..catalog import overview
+    from ..inventory import overview
 
     rows = overview(args.pattern)
     out = sys.stdout
@@ -47,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
     header = ["id", "docs", "queries", "qrels", "cached"]
     cells = [[_cell(row[h]) for h in header] for row in rows]
     if args.format == "tsv":
-        for line in [header, *cells]:
+        for line in cells:
             out.write("\t".join(line) + "\n")
         return 0
     widths = [max(len(line[i]) for line in [header, *cells]) for i in range(len(header))]

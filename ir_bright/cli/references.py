@@ -47,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
     """Print the published rows as a table or as JSON records."""
     from ..results.errors import ReportError
     from ..results.references import listing
-    from ..results.settings import SystemInfo
+    from ..results.system_info import SystemInfo
     from ..results.tables import Grid, render
 
     records = listing(args.benchmark)

@@ -7,7 +7,7 @@ import logging
 import sys
 from typing import Any
 
-from ..results.settings import SETTING_HELP
+from ..results.system_info import SETTING_HELP
 from ..results.tables import FORMATS
 from . import add_subcommand, output_format
 
@@ -40,7 +40,7 @@ source gives only the average fills (and checks) only the Avg column."""
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     """Add the ``report`` subcommand."""
-    from ..results.suites import benchmark_names
+    from ..results.benchmarks import benchmark_names
 
     parser = add_subcommand(
         subparsers,

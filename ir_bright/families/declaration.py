@@ -19,14 +19,15 @@ file (and at most its module). The keys:
 - ``hub``: the hub repositories, their pinned revisions and files, as the module reads them;
 - ``domains``: key (the hub's spelling) -> ``id`` (the ids' spelling, default the key),
   ``name``, ``label`` (the column label of the papers' tables) and facts such as ``counts``;
-- ``settings`` and ``query_sets``: name -> ``suffix`` and facts. The family's ids are its
-  ``namespace``, then ``<namespace>/<domain id><setting suffix><query set suffix>`` for every
-  domain, setting and query set, in that order; a setting may name the ``domains`` it has,
-  a query set the ``settings`` and ``domains`` it has;
+- ``document_sets`` and ``query_sets``: name -> ``suffix`` and facts (BRIGHT's document sets
+  are its short and long documents; a family with one has ``all``). The family's ids are its
+  ``namespace``, then ``<namespace>/<domain id><document set suffix><query set suffix>`` for
+  every domain, document set and query set, in that order; a document set may name the
+  ``domains`` it has, a query set the ``document_sets`` and ``domains`` it has;
 - ``tables``: ``columns``, the domains in the papers' column order (default: ``domains``'
-  order); ``benchmarks``: name -> ``title``, ``measure``, ``setting``, ``query_set`` and
+  order); ``benchmarks``: name -> ``title``, ``measure``, ``document_set``, ``query_set`` and
   optionally ``groups`` (label -> the column labels averaged together), one column per domain
-  that has the setting and query set; ``references``: benchmark -> published rows
+  that has the document set and query set; ``references``: benchmark -> published rows
   (:mod:`ir_bright.results.references`).
 
 This module needs the standard library only: the ids are known without importing
@@ -52,11 +53,12 @@ read it too."""
 
 
 class Entry(NamedTuple):
-    """One dataset a family declares: its id and the domain, setting and query set it is."""
+    """One dataset a family declares: its id and the domain, document set and query set it
+    is."""
 
     id: str
     domain: str
-    setting: str
+    document_set: str
     query_set: str
 
 
@@ -77,7 +79,8 @@ class Protocol:
 
 @dataclass(frozen=True)
 class Group:
-    """Domains averaged together: a label (the column's) and their dataset ids."""
+    """Domains of a benchmark averaged together: a label (the column's) and their dataset
+    ids."""
 
     label: str
     ids: tuple[str, ...]
@@ -85,9 +88,8 @@ class Group:
 
 @dataclass(frozen=True)
 class Benchmark:
-    """One table of a family, as declared: an ordered set of datasets reported together (one
-    column per domain, with the label the papers print), its headline measure, and its groups
-    of domains, each reported as their macro average."""
+    """One table of a family, as declared: its datasets are one column per domain, in the
+    papers' order, with the labels the papers print; its groups are averaged beside them."""
 
     name: str
     title: str
@@ -131,9 +133,9 @@ class Family:
         return self.data["domains"]
 
     @property
-    def settings(self) -> Mapping[str, Mapping[str, Any]]:
-        """Each setting's facts by its name, in the declared order."""
-        return self.data["settings"]
+    def document_sets(self) -> Mapping[str, Mapping[str, Any]]:
+        """Each document set's facts by its name, in the declared order."""
+        return self.data["document_sets"]
 
     @property
     def query_sets(self) -> Mapping[str, Mapping[str, Any]]:
@@ -149,17 +151,17 @@ class Family:
         """Every dataset the family declares but its bare namespace, in registration order."""
         result = []
         for key in self.domains:
-            for setting, about in self.settings.items():
+            for document_set, about in self.document_sets.items():
                 if key not in about.get("domains", (key,)):
                     continue
                 for name, query_set in self.query_sets.items():
-                    if setting not in query_set.get("settings", (setting,)):
+                    if document_set not in query_set.get("document_sets", (document_set,)):
                         continue
                     if key not in query_set.get("domains", (key,)):
                         continue
                     suffix = about["suffix"] + query_set["suffix"]
                     dataset_id = f"{self.namespace}/{self.domain_id(key)}{suffix}"
-                    result.append(Entry(dataset_id, key, setting, name))
+                    result.append(Entry(dataset_id, key, document_set, name))
         return tuple(result)
 
     @cached_property
@@ -197,7 +199,7 @@ class Family:
         ids = {
             entry.domain: entry.id
             for entry in self.entries
-            if (entry.setting, entry.query_set) == (spec["setting"], spec["query_set"])
+            if (entry.document_set, entry.query_set) == (spec["document_set"], spec["query_set"])
         }
         columns = [(ids[key], self.domains[key]["label"]) for key in order if key in ids]
         by_label = {label: dataset_id for dataset_id, label in columns}

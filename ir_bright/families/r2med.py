@@ -44,8 +44,6 @@ if TYPE_CHECKING:
 else:
     pa = lazy.module("pyarrow")
 
-__all__ = ["ANSWER_RULES", "datasets", "expanded_query"]
-
 logger = logging.getLogger(__name__)
 
 
@@ -159,7 +157,8 @@ class R2MedDocs(ParquetDocs):
     """A task's corpus, read from its rewritten parquet file."""
 
     def __init__(self, task: _Task, count: int):
-        super().__init__(task.corpus(), f"{task.namespace}/{task.key}", count=count)
+        self._rewritten = task.corpus()
+        super().__init__(self._rewritten, f"{task.namespace}/{task.key}", count=count)
         self._source = task.file(task.paths["corpus"])
 
     def docs_hub_files(self) -> list[Any]:
@@ -171,7 +170,7 @@ class R2MedDocs(ParquetDocs):
         code): the documents, then the texts their repeated ids' later rows replaced."""
         yield from self.docs_arrow(batch_size)
         self.docs_path()  # rewritten, with its companion, if it was not
-        superseded = self._hub_file.companion(SUPERSEDED)
+        superseded = self._rewritten.companion(SUPERSEDED)
         for batch in read_batches(superseded, ["id", "content"], batch_size):
             yield pa.RecordBatch.from_arrays(batch.columns, names=["doc_id", "text"])
 

@@ -32,8 +32,6 @@ from ..store.qrels import IdListQrels
 from ..store.schema import IDS, OTHER, QUERY_ID, TEXT, Column, cached_unique_rows, checked_columns
 from .declaration import Entry, Family
 
-__all__ = ["QUERY_SPEC", "TempoQueries", "datasets"]
-
 QUERY_SPEC = {
     "id": Column(QUERY_ID),
     "query": Column(TEXT),

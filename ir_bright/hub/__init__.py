@@ -6,38 +6,23 @@ importing only those above it in this list: :mod:`.config` (every environment va
 :mod:`.http` (requests and the retry loop), :mod:`.listing` (the listing APIs), :mod:`.verify`
 (pins and published checksums), :mod:`.provenance` (where each cached file came from),
 :mod:`.transfer` (one file's download), :mod:`.files`
-(:class:`HubFile`, :class:`HubFileLike`, the catalogues).
+(:class:`HubFile`, :class:`HubFileLike`, :func:`declared_files`).
 """
 
-from .config import (
-    HttpSettings,
-    cache_home,
-    endpoint,
-    http_settings,
-    offline,
-    redact,
-    verification_enabled,
-    verification_mode,
-)
-from .files import HubFile, HubFileLike, catalogue
+from .config import cache_home, endpoint, offline, verification_mode
+from .files import HubFile, HubFileLike, declared_files
 from .listing import ListedEntry, list_folder
-from .provenance import file_provenance
 from .transfer import human_size
 
 __all__ = [
-    "HttpSettings",
     "HubFile",
     "HubFileLike",
     "ListedEntry",
     "cache_home",
-    "catalogue",
+    "declared_files",
     "endpoint",
-    "file_provenance",
-    "http_settings",
     "human_size",
     "list_folder",
     "offline",
-    "redact",
-    "verification_enabled",
     "verification_mode",
 ]

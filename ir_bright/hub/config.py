@@ -12,7 +12,7 @@ cannot be meant is a one-line error naming the variable, the value and what is a
 - ``IR_BRIGHT_REVISION``: ``<rev>`` for every repository, or ``<owner>/<name>@<rev>[,...]``.
 - ``IR_BRIGHT_VERIFY``: ``1`` (pins, else the hub's sha256), ``hub`` (the hub's sha256 only)
   or ``0`` (no checks).
-- ``IR_BRIGHT_HTTP_RETRIES`` / ``_BACKOFF`` / ``_TIMEOUT``: see :class:`HttpSettings`.
+- ``IR_BRIGHT_HTTP_RETRIES`` / ``_BACKOFF`` / ``_TIMEOUT``: see :class:`HttpPatience`.
 """
 
 from __future__ import annotations
@@ -27,22 +27,6 @@ from urllib.parse import urlsplit
 
 from ..errors import CacheError, DownloadError, OfflineError
 
-__all__ = [
-    "DEFAULT_ENDPOINT",
-    "HttpSettings",
-    "cache_home",
-    "endpoint",
-    "http_settings",
-    "make_folder",
-    "offline",
-    "offline_refusal",
-    "redact",
-    "revision",
-    "token",
-    "verification_enabled",
-    "verification_mode",
-]
-
 DEFAULT_ENDPOINT = "https://huggingface.co"
 MAX_RETRIES = 100
 MAX_BACKOFF_S = 60.0
@@ -51,7 +35,7 @@ _FALSE = {"0", "false", "no", "off"}
 _TRUE = {"1", "true", "yes", "on"}
 
 
-def _setting_error(name: str, value: str, accepted: str) -> DownloadError:
+def _variable_error(name: str, value: str, accepted: str) -> DownloadError:
     return DownloadError(f"{name}={value!r} is not accepted: {accepted} (or unset it)")
 
 
@@ -103,7 +87,7 @@ def _flag(name: str, default: bool) -> bool:
         return default
     if value in _TRUE or value in _FALSE:
         return value in _TRUE
-    raise _setting_error(name, value, "1, true, yes, on, 0, false, no or off")
+    raise _variable_error(name, value, "1, true, yes, on, 0, false, no or off")
 
 
 def offline() -> bool:
@@ -128,7 +112,7 @@ def verification_mode() -> str:
     if value == "hub":
         return "hub"
     if value and value not in _TRUE and value not in _FALSE:
-        raise _setting_error("IR_BRIGHT_VERIFY", value, "1 (pins), hub or 0 (no checks)")
+        raise _variable_error("IR_BRIGHT_VERIFY", value, "1 (pins), hub or 0 (no checks)")
     return "off" if value in _FALSE else "pins"
 
 
@@ -166,7 +150,7 @@ def revision(repo: str, default: str) -> str:
         return default
     if "@" not in value:
         if "," in value:
-            raise _setting_error(
+            raise _variable_error(
                 "IR_BRIGHT_REVISION", value, "<rev>, or <owner>/<name>@<rev>[,...]"
             )
         return value
@@ -174,7 +158,7 @@ def revision(repo: str, default: str) -> str:
     for item in value.split(","):
         name, at, rev = item.strip().partition("@")
         if not at or name.count("/") != 1 or not rev:
-            raise _setting_error(
+            raise _variable_error(
                 "IR_BRIGHT_REVISION", value, "<rev>, or <owner>/<name>@<rev>[,...]"
             )
         if name == repo:
@@ -183,8 +167,8 @@ def revision(repo: str, default: str) -> str:
 
 
 @dataclass(frozen=True)
-class HttpSettings:
-    """How patient the HTTP client is, from the environment (:func:`http_settings`).
+class HttpPatience:
+    """How patient the HTTP client is, from the environment (:func:`http_patience`).
 
     ``retries``: attempts after the first for faults that may heal (``IR_BRIGHT_HTTP_RETRIES``,
     an integer 0-100, default 6). ``backoff``: the first wait in seconds, doubling, with equal
@@ -209,20 +193,20 @@ def _number(name: str, default: float, low: float, high: float, low_open: bool) 
     too_low = number <= low if low_open else number < low
     if not math.isfinite(number) or too_low or number > high:
         bound = "more than" if low_open else "at least"
-        raise _setting_error(name, value, f"a number {bound} {low:g} and at most {high:g}")
+        raise _variable_error(name, value, f"a number {bound} {low:g} and at most {high:g}")
     return number
 
 
-def http_settings() -> HttpSettings:
-    """The :class:`HttpSettings` the environment asks for, each value validated."""
+def http_patience() -> HttpPatience:
+    """The :class:`HttpPatience` the environment asks for, each value validated."""
     retries = _number("IR_BRIGHT_HTTP_RETRIES", 6, 0, MAX_RETRIES, low_open=False)
     if retries != int(retries):
-        raise _setting_error(
+        raise _variable_error(
             "IR_BRIGHT_HTTP_RETRIES",
             os.environ["IR_BRIGHT_HTTP_RETRIES"],
             f"a whole number from 0 to {MAX_RETRIES}",
         )
-    return HttpSettings(
+    return HttpPatience(
         retries=int(retries),
         backoff=_number("IR_BRIGHT_HTTP_BACKOFF", 2.0, 0, MAX_BACKOFF_S, low_open=False),
         timeout=_number("IR_BRIGHT_HTTP_TIMEOUT", 60.0, 0, MAX_TIMEOUT_S, low_open=True),

@@ -3,7 +3,7 @@
 A :class:`HubFile` names a file of a hub dataset repository and the place it is cached:
 
 - URL: ``{HF_ENDPOINT}/datasets/{repo}/resolve/{revision}/{path}`` (``IR_BRIGHT_REVISION``
-  overrides the catalogue's revision).
+  overrides the declared revision).
 - Cache: ``{IR_DATASETS_HOME}/{namespace}/{folder of cache_path}/ir_bright/{name}``, one
   folder below the name itself (:data:`OWN_FOLDER`). ``cache_path`` is the name ir_datasets'
   own loader gives the file where it has one (BRIGHT's), and that loader reads whatever is
@@ -28,7 +28,8 @@ from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 from urllib.parse import quote
 
-from ..store.derived import file_lock, refuse_symlink
+from ..store.exclusive import refuse_symlink
+from ..store.lock import file_lock
 from . import transfer
 from .config import (
     cache_home,
@@ -40,9 +41,7 @@ from .config import (
     revision,
     verification_mode,
 )
-from .provenance import file_provenance, watch
-
-__all__ = ["OWN_FOLDER", "HubFile", "HubFileLike", "catalogue"]
+from .fetch_records import file_provenance, watch
 
 OWN_FOLDER = "ir_bright"
 """The folder, beside a file's name in the cache, that holds ir_bright's copy of it."""
@@ -111,7 +110,10 @@ class HubFile:
     sha256: str | None = None
     twin: HubFile | None = None
 
-    def _url(self) -> str:
+    @property
+    def fetch_url(self) -> str:
+        """Where the hub serves this file, credentials in ``HF_ENDPOINT`` included: for the
+        request only, never for a message (:attr:`url` is the one to show)."""
         return (
             f"{endpoint()}/datasets/{self.repo}/resolve/"
             f"{quote(revision(self.repo, self.revision), safe='')}/{quote(self.path)}"
@@ -120,7 +122,7 @@ class HubFile:
     @property
     def url(self) -> str:
         """Where the hub serves this file (credentials in ``HF_ENDPOINT`` redacted)."""
-        return redact(self._url())
+        return redact(self.fetch_url)
 
     @property
     def local_path(self) -> Path:
@@ -167,7 +169,7 @@ class HubFile:
     def ensure(self) -> tuple[Path, int]:
         """The verified local copy and the bytes THIS process downloaded for it (0 when it was
         cached already, or another process fetched it meanwhile); files of one repository
-        used at two commits are named in a warning (:func:`~ir_bright.hub.provenance.watch`)."""
+        used at two commits are named in a warning (:func:`~ir_bright.hub.fetch_records.watch`)."""
         path, fetched = self._ensure()
         watch(path)
         return path, fetched
@@ -190,8 +192,9 @@ class HubFile:
         return target, fetched
 
     def provenance(self) -> dict[str, Any] | None:
-        """Where the cached copy came from (:func:`~ir_bright.hub.file_provenance`), or None
-        when it is not cached; no network call."""
+        """Where the cached copy came from
+        (:func:`~ir_bright.hub.fetch_records.file_provenance`), or None when it is not cached;
+        no network call."""
         shared = self.shared()
         found = shared.cached_path()
         if found is None:
@@ -212,8 +215,8 @@ class HubFile:
                 yield from (place.parent / alias for alias in self.aliases)
 
 
-def catalogue(data: dict[str, Any]) -> dict[str, HubFile]:
-    """The hub files described by a catalogue (the ``hub`` of a family's declaration,
+def declared_files(data: dict[str, Any]) -> dict[str, HubFile]:
+    """The hub files a declaration describes (the ``hub`` of a family's declaration,
     ``ir_bright/families/<family>.json``).
 
     ``data`` has ``repo``, ``revision``, ``namespace`` and ``files``: key -> ``path``,

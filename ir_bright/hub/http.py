@@ -32,17 +32,7 @@ from urllib.parse import urlsplit
 
 from .._version import __version__
 from ..errors import DownloadError, OfflineError
-from .config import HttpSettings, endpoint, redact, token
-
-__all__ = [
-    "CONNECT_TIMEOUT_S",
-    "MAX_WAIT_S",
-    "Transient",
-    "for_the_hub",
-    "refuse_status",
-    "retrying",
-    "send",
-]
+from .config import HttpPatience, endpoint, redact, token
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -108,7 +98,7 @@ def _headers(url: str, extra: Mapping[str, str] | None) -> dict[str, str]:
 def send(
     method: str,
     url: str,
-    settings: HttpSettings,
+    patience: HttpPatience,
     *,
     headers: Mapping[str, str] | None = None,
     stream: bool = False,
@@ -120,7 +110,7 @@ def send(
     :class:`Transient`; a URL requests cannot fetch a one-line :class:`DownloadError`."""
     import requests
 
-    wait = settings.timeout if timeout is None else timeout
+    wait = patience.timeout if timeout is None else timeout
     try:
         call = requests.post if method == "POST" else requests.get
         return call(
@@ -212,19 +202,19 @@ def _sleep(seconds: float) -> None:  # one place for tests to watch the waits
     time.sleep(seconds)
 
 
-def _backoff(attempt: int, fault: Transient, settings: HttpSettings) -> float:
+def _backoff(attempt: int, fault: Transient, patience: HttpPatience) -> float:
     """Exponential back-off with equal jitter, at least the server's ``Retry-After``; short
     (from at most 1 s, at most :data:`SHORT_WAIT_S`) for the faults allowed only a few."""
     if fault.kind in MOST_RETRIES:
-        ceiling = min(SHORT_WAIT_S, min(settings.backoff, 1.0) * 2 ** (attempt - 1))
+        ceiling = min(SHORT_WAIT_S, min(patience.backoff, 1.0) * 2 ** (attempt - 1))
     else:
-        ceiling = min(MAX_WAIT_S, settings.backoff * 2 ** (attempt - 1))
+        ceiling = min(MAX_WAIT_S, patience.backoff * 2 ** (attempt - 1))
     wait = ceiling / 2 + random.uniform(0, ceiling / 2)
     return max(wait, fault.retry_after or 0.0)
 
 
-def retrying(attempt: Callable[[], T], settings: HttpSettings) -> T:
-    """``attempt()``, tried again after a transient failure (``settings.retries`` more times,
+def retrying(attempt: Callable[[], T], patience: HttpPatience) -> T:
+    """``attempt()``, tried again after a transient failure (``patience.retries`` more times,
     fewer for the kinds of :data:`MOST_RETRIES`, with back-off); the last failure becomes a
     one-line error with advice."""
     started = time.monotonic()
@@ -233,11 +223,11 @@ def retrying(attempt: Callable[[], T], settings: HttpSettings) -> T:
         try:
             return attempt()
         except Transient as fault:
-            attempts = 1 + min(settings.retries, MOST_RETRIES.get(fault.kind, settings.retries))
+            attempts = 1 + min(patience.retries, MOST_RETRIES.get(fault.kind, patience.retries))
             too_long = fault.retry_after is not None and fault.retry_after > MAX_WAIT_S
             if number >= attempts or too_long:
                 raise _give_up(fault, number, time.monotonic() - started) from None
-            wait = _backoff(number, fault, settings)
+            wait = _backoff(number, fault, patience)
             logger.info(
                 "%s (attempt %d of %d); retrying in %.1f s",
                 redact(fault.detail),

@@ -24,11 +24,13 @@ from urllib.parse import quote
 
 from ..errors import CacheError, DownloadError
 from ..reading import parse_json, read_json
-from ..store.derived import file_lock, refuse_symlink, replaced_atomically
+from ..store.derived import replaced_atomically
+from ..store.exclusive import refuse_symlink
+from ..store.lock import file_lock
 from .config import (
-    HttpSettings,
+    HttpPatience,
     endpoint,
-    http_settings,
+    http_patience,
     make_folder,
     offline,
     offline_refusal,
@@ -36,18 +38,6 @@ from .config import (
     revision,
 )
 from .http import CONNECT_TIMEOUT_S, Transient, refuse_status, retrying, send
-
-__all__ = [
-    "MAX_ENTRIES",
-    "MAX_PAGES",
-    "MAX_PAGE_BYTES",
-    "GIT_OID",
-    "SHA256",
-    "ListedEntry",
-    "int_or_none",
-    "list_folder",
-    "paths_info",
-]
 
 SHA256 = re.compile(r"^[0-9a-f]{64}$")
 GIT_OID = re.compile(r"^[0-9a-f]{40}$")
@@ -96,8 +86,8 @@ def list_folder(repo: str, revision_: str, folder: str, cache: Path) -> list[Lis
     make_folder(cache.parent)
     with file_lock(cache):
         if not cache.is_file():
-            settings = http_settings()
-            entries = [_entry(i) for i in _listing_pages(url, settings) if i.get("type") == "file"]
+            patience = http_patience()
+            entries = [_entry(i) for i in _listing_pages(url, patience) if i.get("type") == "file"]
             try:
                 with replaced_atomically(cache) as out:
                     out.write(json.dumps([vars(e) for e in entries], indent=1).encode())
@@ -109,7 +99,7 @@ def list_folder(repo: str, revision_: str, folder: str, cache: Path) -> list[Lis
     return _read_listing(cache)
 
 
-def _listing_pages(url: str, settings: HttpSettings) -> Iterator[dict]:
+def _listing_pages(url: str, patience: HttpPatience) -> Iterator[dict]:
     """Every entry of every page, following next links within the documented bounds."""
     seen: set[str] = set()
     entries = 0
@@ -126,7 +116,7 @@ def _listing_pages(url: str, settings: HttpSettings) -> Iterator[dict]:
             )
         seen.add(next_url)
         page_url = next_url
-        page, next_url = retrying(functools.partial(_listing_page, page_url, settings), settings)
+        page, next_url = retrying(functools.partial(_listing_page, page_url, patience), patience)
         entries += len(page)
         if entries > MAX_ENTRIES:
             raise DownloadError(
@@ -136,10 +126,10 @@ def _listing_pages(url: str, settings: HttpSettings) -> Iterator[dict]:
         yield from page
 
 
-def _listing_page(url: str, settings: HttpSettings) -> tuple[list[dict], str | None]:
+def _listing_page(url: str, patience: HttpPatience) -> tuple[list[dict], str | None]:
     """One page of a listing and the URL of the next (None after the last)."""
     shown = redact(url)
-    with send("GET", url, settings, stream=True) as response:
+    with send("GET", url, patience, stream=True) as response:
         refuse_status(url, response, "the listing")
         if response.status_code != 200:
             raise DownloadError(
@@ -231,7 +221,7 @@ def paths_info(repo: str, revision_: str, path: str) -> tuple[int | None, str | 
         with send(
             "POST",
             url,
-            http_settings(),
+            http_patience(),
             data={"paths": path},
             stream=True,
             timeout=CONNECT_TIMEOUT_S,

@@ -3,7 +3,7 @@
 The body streams into ``<file>.part`` (created exclusively, never through a link; the caller
 holds the file's lock), is checked (:mod:`.verify`) and only then renamed into place, so a
 cached file is always complete and verified; its provenance (repository, revision, resolved
-commit, checksums, size, time) is recorded beside it (:mod:`.provenance`). A body is never
+commit, checksums, size, time) is recorded beside it (:mod:`.fetch_records`). A body is never
 written past the size ir_bright knows for it (:func:`.verify.size_bounds`, in every
 verification mode; a body no size bounds is refused); an HTML page is not a data file; a
 cut-off body resumes from the ``.part`` with ``Range`` when the server answers 206, and
@@ -24,12 +24,12 @@ from pathlib import Path
 from typing import IO, Any
 
 from ..errors import CacheError, ChecksumError, DownloadError, IrBrightError
-from ..store.derived import create_exclusive
-from . import provenance
-from .config import HttpSettings, http_settings, redact, revision, verification_enabled
+from ..store.exclusive import create_exclusive
+from . import fetch_records
+from .config import HttpPatience, http_patience, redact, revision, verification_enabled
+from .fetch_records import commit_from_headers
 from .http import Transient, refuse_status, retrying, send
 from .listing import int_or_none
-from .provenance import commit_from_headers
 from .verify import (
     CHANGED,
     Bound,
@@ -42,8 +42,6 @@ from .verify import (
     verify,
 )
 
-__all__ = ["download", "human_size"]
-
 logger = logging.getLogger(__name__)
 
 READ_BYTES = 1 << 16
@@ -54,12 +52,12 @@ DECODED_ENCODINGS = {"gzip", "deflate", "identity", ""}
 class _Transfer:
     """One file's download into an open ``.part`` file: attempts, resume, verification data."""
 
-    def __init__(self, file: Wanted, out: IO[bytes], settings: HttpSettings):
+    def __init__(self, file: Wanted, out: IO[bytes], patience: HttpPatience):
         self.file = file
-        self.url = file._url()
+        self.url = file.fetch_url
         self.out = out
-        self.settings = settings
-        self.timeout = settings.timeout
+        self.patience = patience
+        self.timeout = patience.timeout
         self.received = 0
         self.md5 = hashlib.md5()
         self.sha256 = hashlib.sha256()
@@ -92,14 +90,14 @@ class _Transfer:
 
     def run(self) -> None:
         """Fetch the whole body, retrying what may heal."""
-        retrying(self._attempt, self.settings)
+        retrying(self._attempt, self.patience)
 
     def _attempt(self) -> None:
         headers: dict[str, str] = {}
         if self.received > 0 and self.validator is not None:
             headers["Range"] = f"bytes={self.received}-"
             headers["If-Range"] = self.validator
-        response = send("GET", self.url, self.settings, headers=headers, stream=True)
+        response = send("GET", self.url, self.patience, headers=headers, stream=True)
         with response:
             self._check_status(response)
             if response.status_code == 206 and not self._resumes(response):
@@ -183,7 +181,7 @@ class _Transfer:
             raise DownloadError(
                 redact(
                     f"{self.url} announced no size for {self.file.path} and neither the "
-                    "catalogue nor the hub's listing states one, so its download cannot be "
+                    "declaration nor the hub's listing states one, so its download cannot be "
                     "bounded; nothing was cached: use a hub or mirror that sends "
                     "Content-Length or X-Linked-Size"
                 )
@@ -283,11 +281,11 @@ def download(file: Wanted, target: Path) -> int:
     """Stream ``file`` into ``target`` via ``target.part``; verify; rename. Keeps nothing else.
     Returns the number of bytes cached."""
     partial = target.with_name(target.name + ".part")
-    settings = http_settings()
+    patience = http_patience()
     logger.info("downloading %s (%s)", file.url, human_size(file.pins()[0]))
     try:
         with create_exclusive(partial) as out:
-            transfer = _Transfer(file, out, settings)
+            transfer = _Transfer(file, out, patience)
             with transfer.bar:
                 transfer.run()
             out.flush()
@@ -310,17 +308,17 @@ def download(file: Wanted, target: Path) -> int:
         raise
     logger.info("cached %s", target)
     md5, sha256 = transfer.hexdigests()
-    provenance.record(
+    fetch_records.record(
         target,
         {
             "repo": file.repo,
             "revision": revision(file.repo, file.revision),
-            "commit": transfer.commit or provenance.UNKNOWN,
+            "commit": transfer.commit or fetch_records.UNKNOWN,
             "path": file.path,
             "sha256": sha256,
             "md5": md5,
             "size": transfer.received,
-            "fetched_at": provenance.now(),
+            "fetched_at": fetch_records.now(),
         },
     )
     return transfer.received

@@ -1,6 +1,6 @@
 """What a downloaded body must be before it is cached: its pins, or what the hub publishes.
 
-Checked: the pinned size and md5 when the catalogue has them (and the listing's sha256 when it
+Checked: the pinned size and md5 when the declaration has them (and the listing's sha256 when it
 gave one), else the size and sha256 the hub publishes for a file in LFS (the listing API's
 ``lfs`` entry, asked before the download, or ``X-Linked-Size`` / ``X-Linked-Etag`` / ``ETag``
 as huggingface_hub reads them), else the git blob id it publishes for a small file it keeps in
@@ -11,15 +11,15 @@ parquet file begins and ends with ``PAR1`` (:func:`check_body`).
 Whatever the verification too, a body is bounded before its first byte arrives
 (:func:`size_bounds`) by the size ir_bright knows, the first of:
 
-1. the catalogue's pinned size, while pins are trusted (``IR_BRIGHT_VERIFY`` 1);
+1. the size pinned in the declaration, while pins are trusted (``IR_BRIGHT_VERIFY`` 1);
 2. the size the hub's listing states: the folder listing a file was named by, else the
    listing API's answer for the file;
-3. the catalogue's size under ``IR_BRIGHT_VERIFY=hub`` when the listing states none (hub mode
+3. the declared size under ``IR_BRIGHT_VERIFY=hub`` when the listing states none (hub mode
    is for files that changed since they were pinned, whose new size the listing gives);
 4. the size the hub announces with the file (``X-Linked-Size``);
 5. the length of the response itself (``Content-Length``, or ``Content-Range``'s total).
 
-Under ``IR_BRIGHT_VERIFY=0`` the catalogue's size is no bound (a re-exported mirror's files
+Under ``IR_BRIGHT_VERIFY=0`` the declared size is no bound (a re-exported mirror's files
 need not match it): the listing's size, ``X-Linked-Size`` and the response's length are. A body
 none of these bounds is refused before it is written.
 """
@@ -35,20 +35,6 @@ from typing import Any, NamedTuple, Protocol
 from ..errors import ChecksumError
 from .config import redact, verification_mode
 from .listing import GIT_OID, SHA256, paths_info
-
-__all__ = [
-    "CHANGED",
-    "Bound",
-    "Downloaded",
-    "Wanted",
-    "check_body",
-    "git_blob_id",
-    "listed",
-    "oid_from_headers",
-    "sha256_from_headers",
-    "size_bounds",
-    "verify",
-]
 
 CHANGED = (
     "nothing was cached; the hub's files may have changed since they were pinned: set "
@@ -72,8 +58,9 @@ class Wanted(Protocol):
     def sha256(self) -> str | None: ...
     @property
     def url(self) -> str: ...
+    @property
+    def fetch_url(self) -> str: ...
     def pins(self) -> tuple[int | None, str | None]: ...
-    def _url(self) -> str: ...
 
 
 class Downloaded(Protocol):
@@ -108,7 +95,7 @@ def listed(file: Wanted) -> tuple[int | None, str | None, str | None]:
 
 class Bound(NamedTuple):
     """A size a body is held to: ``size``, what states it, and whether the body must have
-    exactly that size (``exact``) or at most it (the catalogue's size under hub mode)."""
+    exactly that size (``exact``) or at most it (the declared size under hub mode)."""
 
     size: int
     source: str
@@ -120,9 +107,9 @@ def size_bounds(transfer: Downloaded) -> list[Bound]:
     bounds it, the first exact one is the size it must end at."""
     ceiling = transfer.file.size if verification_mode() == "hub" else None
     known = (
-        (transfer.expected_size, "pinned in the catalogue", True),
+        (transfer.expected_size, "pinned in the declaration", True),
         (transfer.listed_size, "stated by the hub's listing", True),
-        (ceiling, "at most: the catalogue's size, as the hub's listing states none", False),
+        (ceiling, "at most: the declared size, as the hub's listing states none", False),
         (transfer.linked_size, "announced by the hub as X-Linked-Size", True),
         (transfer.total, "announced by the server", True),
     )

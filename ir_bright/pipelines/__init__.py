@@ -12,7 +12,6 @@ from __future__ import annotations
 from .. import lazy
 
 _EXPORTS = {
-    "Candidate": "reranking",
     "CandidatesError": "reranking",
     "candidates": "reranking",
     "write_jsonl": "reranking",
@@ -20,9 +19,7 @@ _EXPORTS = {
     "fuse": "fusion",
     "normalise": "fusion",
     "QueriesError": "queries",
-    "UserQueries": "queries",
     "query_texts": "queries",
-    "read_queries": "queries",
     "with_queries": "queries",
 }
 

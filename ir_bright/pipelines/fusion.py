@@ -39,13 +39,10 @@ Run = Mapping[str, Ranking]
 
 METHODS = ("rrf", "combsum", "combmnz", "wsum")
 NORMS = ("none", "min-max", "max", "sum", "zmuv")
-NORM_ALIASES = {"z-score": "zmuv", "zscore": "zmuv", "minmax": "min-max"}
 DEFAULT_NORM = {"rrf": "none", "combsum": "min-max", "combmnz": "min-max", "wsum": "min-max"}
 RRF_K = 60
 EPSILON = 1e-9
 """The smallest denominator a normalisation divides by (ranx's guard for a constant list)."""
-
-__all__ = ["METHODS", "NORMS", "RRF_K", "FusionError", "fuse", "normalise"]
 
 
 class FusionError(IrBrightError):
@@ -58,13 +55,13 @@ def normalise(ranking: Ranking, norm: str) -> dict[str, float]:
     - ``min-max``: (s - min) / (max - min);
     - ``max``: s / max;
     - ``sum``: (s - min) / sum(s - min);
-    - ``zmuv`` (also ``z-score``): (s - mean) / standard deviation (population);
+    - ``zmuv`` (zero mean, unit variance: the z-score): (s - mean) / standard deviation
+      (population);
     - ``none``: the scores as they are.
 
     The formulas are computed on the scores scaled below 1 by a power of two, which leaves
     their results exact and keeps every sum finite.
     """
-    norm = NORM_ALIASES.get(norm, norm)
     if norm == "none" or not ranking:
         return dict(ranking)
     if norm not in NORMS:
@@ -183,7 +180,7 @@ def _checked(
         raise FusionError(f"the RRF k must be a whole number of 0 or more, got {rrf_k!r}")
     if depth is not None and (not isinstance(depth, int) or depth < 1):
         raise FusionError(f"the depth must be a whole number of 1 or more, got {depth!r}")
-    chosen = NORM_ALIASES.get(norm, norm) if norm else DEFAULT_NORM[method]
+    chosen = norm or DEFAULT_NORM[method]
     if chosen not in NORMS:
         raise FusionError(f"unknown normalisation {chosen!r}: choose one of {', '.join(NORMS)}")
     return chosen

@@ -26,8 +26,6 @@ from ..errors import IrBrightError, UnreadableFileError
 from ..reading import parse_json
 from ..registry import query_texts
 
-__all__ = ["QueriesError", "UserQueries", "query_texts", "read_queries", "with_queries"]
-
 SHOWN_IDS = 3
 
 

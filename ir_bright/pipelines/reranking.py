@@ -21,12 +21,10 @@ from collections.abc import Iterable, Iterator, Mapping
 from typing import IO, Any, NamedTuple
 
 from ..errors import IrBrightError
+from ..registry import query_texts
 from ..runs.order import best
-from .queries import query_texts
 
 logger = logging.getLogger(__name__)
-
-__all__ = ["Candidate", "CandidatesError", "candidates", "write_jsonl"]
 
 
 class CandidatesError(IrBrightError):

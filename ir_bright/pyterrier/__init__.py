@@ -19,12 +19,7 @@ from typing import Any
 
 from ..bm25.params import DEFAULT_PARAMS
 
-__all__ = [
-    "BrightDatasetProvider",
-    "bm25_transformer",
-    "drop_excluded_transformer",
-    "provided_dataset",
-]
+__all__ = ["BrightDatasetProvider", "bm25_transformer", "drop_excluded_transformer"]
 
 
 def drop_excluded_transformer(dataset: Any) -> Any:

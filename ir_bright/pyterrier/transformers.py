@@ -72,13 +72,14 @@ class BrightBM25(_Transformer):
         import pandas as pd
 
         from .. import bm25
+        from ..bm25.params import official_mode
 
         if not len(inp):
             return pd.DataFrame([], columns=list(RESULT_COLUMNS))
         if self._index is None or self._excluded is None:
             self._index = bm25.index_for(self.dataset, bm25.BM25Params(self.k1, self.b))
             self._excluded = excluded_docs(self.dataset)
-            self._mode = bm25.official_mode(self.dataset, self.query_side, self.depth)
+            self._mode = official_mode(self.dataset, self.query_side, self.depth)
         index, excluded_ids, mode = self._index, self._excluded, self._mode
         rows = []
         for qid, query in zip(inp["qid"].astype(str), inp["query"]):

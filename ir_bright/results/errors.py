@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from ..errors import IrBrightError
 
-__all__ = ["CompareError", "ReportError"]
-
 
 class ReportError(IrBrightError, ValueError):
     """Runs or options that do not make a report."""

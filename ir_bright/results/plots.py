@@ -21,8 +21,6 @@ from ..errors import IrBrightError, require
 from ..outputs import Output
 from .errors import ReportError
 
-__all__ = ["Bars", "bar_chart", "check_plot_path", "delta_chart", "pyplot", "save_png"]
-
 
 @dataclass(frozen=True)
 class Bars:
@@ -111,7 +109,7 @@ def _axis_labels(axes: Any, labels: Sequence[str]) -> None:
 def delta_chart(frame: Any, path: str | Path, labels: Mapping[str, str], alpha: float) -> Path:
     """Each system's difference from the baseline with its interval, per dataset, to PNG
     (filled markers where the corrected p-value is below ``alpha``); one panel per measure.
-    ``frame`` holds :func:`~ir_bright.results.comparison.compare`'s records."""
+    ``frame`` holds :func:`~ir_bright.results.paired.compare`'s records."""
     target = check_plot_path(path)
     plt = pyplot()
     measures = list(dict.fromkeys(frame["measure"]))

@@ -19,41 +19,27 @@ from collections.abc import Iterable
 from functools import cache
 from typing import Any
 
+from ..families import Benchmark
+from .benchmarks import AVERAGE, benchmark
 from .errors import ReportError
 from .scores import Check, CheckFailures, Row, Table
-from .settings import SystemInfo
-from .suites import AVERAGE, Benchmark, benchmark
-
-__all__ = [
-    "check",
-    "check_tolerance",
-    "listing",
-    "published",
-    "reference_benchmarks",
-    "reference_names",
-    "reference_rows",
-]
+from .system_info import SystemInfo
 
 _OPTIONAL = ("first_stage", "reranker", "depth")
 _GIVEN = ("institution", "link")
 
 
 @cache
-def _catalogue() -> dict[str, Any]:
+def _published_rows() -> dict[str, Any]:
     """``{benchmark: {name: row}}`` of every published row, in the families' order."""
     from ..families import families
 
     return {bench: rows for family in families() for bench, rows in family.references().items()}
 
 
-def reference_names(bench: Benchmark) -> list[str]:
-    """The published rows available for ``bench``."""
-    return list(_catalogue().get(bench.name, {}))
-
-
 def reference_benchmarks() -> list[str]:
     """The benchmarks that have published rows, in the data file's order."""
-    return list(_catalogue())
+    return list(_published_rows())
 
 
 def listing(bench: str | None = None) -> list[dict[str, Any]]:
@@ -62,13 +48,13 @@ def listing(bench: str | None = None) -> list[dict[str, Any]]:
     source names them), ``date``, ``measure`` (the benchmark's, which ``average`` and
     ``values`` are in), ``average``, ``values``, ``source`` (then ``institution`` and
     ``link`` when given). An unknown ``bench`` is a one-line error naming the known ones."""
-    catalogue = _catalogue()
-    if bench is not None and bench not in catalogue:
+    by_benchmark = _published_rows()
+    if bench is not None and bench not in by_benchmark:
         raise ReportError(
-            f"no published rows for benchmark {bench!r}: choose one of {', '.join(catalogue)}"
+            f"no published rows for benchmark {bench!r}: choose one of {', '.join(by_benchmark)}"
         )
-    names = [bench] if bench is not None else list(catalogue)
-    return [_record(b, name, spec) for b in names for name, spec in catalogue[b].items()]
+    names = [bench] if bench is not None else list(by_benchmark)
+    return [_record(b, name, spec) for b in names for name, spec in by_benchmark[b].items()]
 
 
 def _record(bench: str, name: str, spec: dict[str, Any]) -> dict[str, Any]:
@@ -84,7 +70,7 @@ def _record(bench: str, name: str, spec: dict[str, Any]) -> dict[str, Any]:
 def published(name: str, bench: Benchmark, measure: str) -> dict[str, Any]:
     """The published row ``name`` of ``bench``, or a one-line error
     when there is none or the table's ``measure`` is not the published one."""
-    available = _catalogue().get(bench.name, {})
+    available = _published_rows().get(bench.name, {})
     if name not in available:
         hint = f"choose from {', '.join(available)}" if available else "none is in ir_bright"
         raise ReportError(f"no published row {name!r} for benchmark {bench.name}: {hint}")

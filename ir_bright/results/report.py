@@ -1,7 +1,7 @@
 """Paper-style tables (and a bar chart) from a folder of runs, scored officially.
 
 :func:`make_report` does what ``ir-bright report`` does: finds the systems' runs
-(:func:`~ir_bright.results.systems.collect`, named by the rule of :mod:`.suites`), scores them
+(:func:`~ir_bright.results.systems.collect`, named by the rule of :mod:`.benchmarks`), scores them
 (:func:`~ir_bright.results.scores.score`), sets published rows beside them or checks them
 against one (:mod:`.references`) and draws the chart; :func:`format_table` writes the table in
 markdown, csv, latex or json (:mod:`.tables`). Cells are x100 with one decimal.
@@ -15,57 +15,17 @@ from pathlib import Path
 from typing import Any
 
 from . import plots
-from .errors import ReportError
-from .plots import check_plot_path, pyplot, save_png
-from .references import check, check_tolerance, published, reference_names, reference_rows
-from .scores import Check, CheckFailures, Row, Table, score
-from .settings import apply_flags
-from .suites import (
+from .benchmarks import (
     AVERAGE,
-    RUN_SUFFIXES,
-    Benchmark,
     benchmark,
-    benchmark_names,
-    benchmarks_of,
-    dataset_from_filename,
-    filename_for,
 )
-from .systems import DEFAULT_SYSTEM, System, collect, infer_benchmark
+from .errors import ReportError
+from .plots import check_plot_path
+from .references import check, check_tolerance, reference_rows
+from .scores import Check, CheckFailures, Table, score
+from .system_info import apply_flags
+from .systems import DEFAULT_SYSTEM, collect, infer_benchmark
 from .tables import Grid, render
-
-__all__ = [
-    "AVERAGE",
-    "DEFAULT_SYSTEM",
-    "RUN_SUFFIXES",
-    "Benchmark",
-    "Check",
-    "CheckFailures",
-    "Report",
-    "ReportError",
-    "ReportRequest",
-    "Row",
-    "System",
-    "Table",
-    "benchmark",
-    "benchmark_names",
-    "benchmarks_of",
-    "check",
-    "check_plot_path",
-    "check_tolerance",
-    "collect",
-    "dataset_from_filename",
-    "filename_for",
-    "format_table",
-    "infer_benchmark",
-    "make_report",
-    "plot",
-    "published",
-    "pyplot",
-    "reference_names",
-    "reference_rows",
-    "save_png",
-    "score",
-]
 
 
 @dataclass(frozen=True)
@@ -86,7 +46,8 @@ class ReportRequest:
     name: str = DEFAULT_SYSTEM
     plot: str | None = None
     settings: Sequence[str] = ()
-    """``--setting [SYSTEM=]SETTING`` values (:func:`~ir_bright.results.settings.apply_flags`)."""
+    """``--setting [SYSTEM=]SETTING`` values (see
+    :func:`~ir_bright.results.system_info.apply_flags`)."""
     progress: bool = True
 
 

@@ -13,11 +13,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .settings import SystemInfo
-from .suites import Benchmark
+from ..families import Benchmark
+from .system_info import SystemInfo
 from .systems import System
-
-__all__ = ["Check", "CheckFailures", "Row", "Table", "mean_of", "score"]
 
 logger = logging.getLogger(__name__)
 
@@ -32,7 +30,7 @@ class Row:
     average: float | None
     reference: bool = False
     info: SystemInfo | None = None
-    """The system's setting (:mod:`.settings`), when its folder or a flag says."""
+    """The system's setting (:mod:`.system_info`), when its folder or a flag says."""
 
 
 @dataclass(frozen=True)

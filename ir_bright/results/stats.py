@@ -1,5 +1,5 @@
-"""The significance statistics of :mod:`.comparison`: paired tests, bootstrap intervals and
-multiple-comparison corrections, and the settings that choose them (:class:`Options`).
+"""The significance statistics of :mod:`.paired`: paired tests, bootstrap intervals and
+multiple-comparison corrections, and the options that choose them (:class:`Options`).
 
 - :func:`paired_tests`: the two-sided paired t-test, ``scipy.stats.ttest_rel(system,
   baseline)``, and the two-sided Wilcoxon signed-rank test, ``scipy.stats.wilcoxon(system,
@@ -35,19 +35,6 @@ if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 else:
     np = lazy.module("numpy")
-
-__all__ = [
-    "ALPHA",
-    "CONFIDENCE",
-    "CORRECTIONS",
-    "SAMPLES",
-    "SEED",
-    "TESTS",
-    "Options",
-    "adjust",
-    "bootstrap_interval",
-    "paired_tests",
-]
 
 TESTS = {"t": "paired t-test", "wilcoxon": "Wilcoxon signed-rank"}
 """The tests whose p-value is corrected (``test=``), and their names in tables."""

@@ -3,9 +3,9 @@
 Each argument is one of
 
 - ``ID=PATH``: the run of dataset ``ID``;
-- a run file: its dataset is read from its name (the naming rule of :mod:`.suites`);
+- a run file: its dataset is read from its name (the naming rule of :mod:`.benchmarks`);
 - a folder holding run files named after datasets: one system, named after the folder (or
-  the ``label`` of its ``system.json``, which also gives its setting: :mod:`.settings`);
+  the ``label`` of its ``system.json``, which also gives its setting: :mod:`.system_info`);
 - a folder of such folders: one system per sub-folder.
 
 Loose files and ``ID=PATH`` arguments form one system named ``name`` (default ``run``).
@@ -18,11 +18,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..families import Benchmark
+from .benchmarks import benchmark, benchmarks_of, dataset_from_filename, filename_for
 from .errors import ReportError
-from .settings import SystemInfo, read_system_json
-from .suites import Benchmark, benchmark, benchmarks_of, dataset_from_filename, filename_for
-
-__all__ = ["DEFAULT_SYSTEM", "System", "collect", "infer_benchmark"]
+from .system_info import SystemInfo, read_system_json
 
 logger = logging.getLogger(__name__)
 

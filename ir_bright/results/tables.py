@@ -3,7 +3,7 @@
 A :class:`Grid` is the table as text cells: a header, rows, how many leading columns are text
 (left-aligned; the rest are numbers, right-aligned), a title and notes. :func:`render` writes it
 in a format; csv and json may instead carry their own unrounded data (``records``,
-``document``), as :mod:`.comparison` does.
+``document``), as :mod:`.paired` does.
 
 Any cell text is safe: markdown escapes ``\\`` and ``|`` and writes line breaks as ``<br>``;
 LaTeX escapes its special characters (``& % $ # _ { } ~ ^ \\``), writes the few symbols the
@@ -23,8 +23,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import IrBrightError
-
-__all__ = ["FORMATS", "Grid", "latex_text", "markdown_text", "render"]
 
 FORMATS = ("markdown", "csv", "latex", "json")
 """The formats :func:`render` writes."""

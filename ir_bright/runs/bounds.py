@@ -7,22 +7,6 @@ import os
 
 from ..errors import RunFormatError
 
-__all__ = [
-    "BLOCK_BYTES",
-    "LINE_FORMAT",
-    "MAX_GZIP_RATIO",
-    "MAX_LINE_BYTES",
-    "MAX_RUN_BYTES",
-    "MAX_RUN_ENTRIES",
-    "RUN_BYTES_VARIABLE",
-    "RUN_ENTRIES_VARIABLE",
-    "long_line",
-    "max_run_bytes",
-    "max_run_entries",
-    "too_big",
-    "too_many",
-]
-
 MAX_LINE_BYTES = 64 * 1024
 """The longest run line accepted (a TREC run line is some 100 bytes)."""
 

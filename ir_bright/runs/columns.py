@@ -7,8 +7,6 @@ from typing import Any
 
 from ir_measures.util import QrelsConverter, RunConverter
 
-__all__ = ["QREL_COLUMNS", "RUN_FIELDS", "qrel_columns", "run_columns"]
-
 QREL_COLUMNS = ("query_id", "doc_id", "relevance")
 RUN_FIELDS = ("query_id", "doc_id", "score")
 

@@ -25,8 +25,6 @@ from .inflate import GZIP_MAGIC, gzip_chunks
 from .rows import Rows
 from .text import block_rows, line_blocks
 
-__all__ = ["STDIN", "RunFile"]
-
 STDIN = "-"
 """The run path that means standard input (``ir-bright bm25 ID | ir-bright evaluate ID -``)."""
 

@@ -10,8 +10,6 @@ from typing import Any
 from ..errors import RunFormatError
 from .bounds import BLOCK_BYTES, MAX_GZIP_RATIO, max_run_bytes, too_big
 
-__all__ = ["GZIP_MAGIC", "gzip_chunks"]
-
 GZIP_MAGIC = b"\x1f\x8b"
 _GZIP_READ = 1 << 16
 _RATIO_GRACE = 16 << 20  # the ratio is checked once this much text has come out

@@ -13,8 +13,6 @@ from heapq import nlargest
 from itertools import compress, repeat
 from operator import ge, itemgetter
 
-__all__ = ["TREC_ORDER", "best"]
-
 TREC_ORDER = itemgetter(1, 0)
 """The sort key of a (doc id, score) item in trec_eval's order, reversed: score, then doc id."""
 

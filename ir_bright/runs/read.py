@@ -21,11 +21,12 @@ places, and ir_measures would silently keep the last score.
 
 Run files are read within bounds, so hostile or broken input fails early in one line instead
 of exhausting memory or time: a control character (NUL included) anywhere in a line, a line
-over :data:`~ir_bright.runs.MAX_LINE_BYTES`, a gzip file inflating to more than
-:data:`~ir_bright.runs.MAX_GZIP_RATIO` times its size, more than
-:data:`~ir_bright.runs.MAX_RUN_BYTES` of text (``IR_BRIGHT_MAX_RUN_BYTES`` overrides it) and
-more than :data:`~ir_bright.runs.MAX_RUN_ENTRIES` entries (``IR_BRIGHT_MAX_RUN_ENTRIES``), which
-bounds memory too, for a pipe that never ends as for a file, are refused. Memory stays
+over :data:`~ir_bright.runs.bounds.MAX_LINE_BYTES`, a gzip file inflating to more than
+:data:`~ir_bright.runs.bounds.MAX_GZIP_RATIO` times its size, more than
+:data:`~ir_bright.runs.bounds.MAX_RUN_BYTES` of text (``IR_BRIGHT_MAX_RUN_BYTES`` overrides
+it) and more than :data:`~ir_bright.runs.bounds.MAX_RUN_ENTRIES` entries
+(``IR_BRIGHT_MAX_RUN_ENTRIES``), which bounds memory too, for a pipe that never ends as for a
+file, are refused. Memory stays
 proportional to the run's rankings: the file is read in blocks of whole
 lines, each split column-wise; a scorer reads a run file, a pipe or stdin in parts of whole
 queries (:func:`read_run_parts`), so it holds one part at a time rather than the whole run. In runs
@@ -50,15 +51,6 @@ from .files import STDIN, RunFile, plain_chunks
 from .memory import frame_rows, read_mapping, record_rows
 from .rows import CheckedRun, Rows, add_span, query_spans
 from .text import block_rows, line_blocks
-
-__all__ = [
-    "QueriesNotGrouped",
-    "read_run",
-    "read_run_parts",
-    "run_label",
-    "scored_docs",
-    "streamable",
-]
 
 PART_ENTRIES = 1 << 17
 """About how many entries :func:`read_run_parts` puts in one part (some 15 MB of dicts)."""

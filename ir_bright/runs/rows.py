@@ -10,17 +10,6 @@ from typing import Any, NamedTuple
 
 from ..errors import RunFormatError
 
-__all__ = [
-    "NUL",
-    "CheckedRun",
-    "Rows",
-    "add_span",
-    "query_spans",
-    "refuse_nul_ids",
-    "score",
-    "scores",
-]
-
 NUL = "\0"
 NUL_WHY = "holds a NUL character (pytrec_eval would cut it there and score another id)"
 FLOATS = {float}

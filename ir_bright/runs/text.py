@@ -18,8 +18,6 @@ from ..errors import RunFormatError
 from .bounds import LINE_FORMAT, MAX_LINE_BYTES, long_line, max_run_entries, too_many
 from .rows import NUL, Rows, score
 
-__all__ = ["UTF8_BOM", "block_rows", "line_blocks"]
-
 UTF8_BOM = b"\xef\xbb\xbf"
 _SNIFF = 8192  # a NUL in the first bytes means a binary file, not a damaged line
 _CONTROL = bytes([*range(0, 9), *range(14, 32), 127])  # ASCII controls but \t \n \v \f \r

@@ -15,8 +15,6 @@ from typing import IO, NamedTuple
 
 from ..errors import RunFormatError
 
-__all__ = ["RankedDoc", "check_tag", "ranked_docs", "write_trec"]
-
 
 class RankedDoc(NamedTuple):
     """One line of a run."""

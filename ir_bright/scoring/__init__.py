@@ -2,7 +2,7 @@
 ``per_query`` and ``drop_excluded``, and BRIGHT-Pro's aspect measures.
 
 The names below are imported on first use: ``import ir_bright`` registers the measures
-(:mod:`.provider`, :mod:`.aspects`) without loading the scorer and the run readers."""
+(:mod:`.provider`, :mod:`.aspect_measures`) without loading the scorer and the run readers."""
 
 from .. import lazy
 
@@ -11,10 +11,8 @@ __all__ = [
     "drop_excluded",
     "evaluate",
     "excluded_docs",
-    "official_measures",
     "parse_measures",
     "per_query",
-    "without",
 ]
 
 __getattr__ = lazy.exports(

@@ -26,8 +26,6 @@ SAMPLE_PAIRS = 200
 MAX_CANDIDATES = 40
 """How many cached datasets are asked at most (each reads its cached qrels once)."""
 
-__all__ = ["MAX_CANDIDATES", "SAMPLE_PAIRS", "corpus_holds_any", "likely_dataset", "unjudged_run"]
-
 
 def unjudged_run(
     dataset: Any, given: str, pairs: Sequence[tuple[str, str]], ranked: int
@@ -93,7 +91,8 @@ def likely_dataset(pairs: Sequence[tuple[str, str]], given: str) -> str | None:
 
 
 def _cached_siblings(given: str) -> Iterable[tuple[str, Any]]:
-    """Base datasets (no query variant) of ``given``'s collection whose files are cached."""
+    """Base datasets (ids ``<namespace>/<domain>``) of ``given``'s collection whose files are
+    cached."""
     import ir_datasets
 
     from .. import registry

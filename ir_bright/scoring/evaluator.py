@@ -13,13 +13,11 @@ from ir_measures.measures.base import Measure
 from ir_measures.providers.base import Evaluator
 from ir_measures.util import QrelsConverter
 
-from .. import runs
 from ..judgements import split_qrels
+from ..runs import read as run_reading
 from ..upstream import inner_metrics
 from .official import Official
 from .protocol import computed_by, needed_depth, official_run
-
-__all__ = ["OfficialEvaluator", "RunParts"]
 
 
 class OfficialEvaluator(Evaluator):
@@ -73,9 +71,9 @@ class RunParts:
 
 
 def _slices(ranked: dict[str, Mapping[str, float]]) -> Iterator[dict]:
-    """``ranked`` in consecutive dicts of whole queries, about ``runs.PART_ENTRIES`` entries
+    """``ranked`` in consecutive dicts of whole queries, about ``runs.read.PART_ENTRIES`` entries
     each: pytrec_eval copies the run it is given, so a long run is copied a part at a time."""
-    entries = runs.PART_ENTRIES
+    entries = run_reading.PART_ENTRIES
     if sum(map(len, ranked.values())) <= entries:
         yield ranked
         return

@@ -38,8 +38,6 @@ from ..upstream import stock_parser
 
 NAME = "Official"
 
-__all__ = ["NAME", "Official", "parse_measure"]
-
 
 class Official(Measure):
     """

@@ -16,8 +16,6 @@ from .official import Official
 from .protocol import provider_name
 from .provider import PROVIDER
 
-__all__ = ["MAX_CUTOFF", "parse_measures"]
-
 MAX_CUTOFF = 2**31 - 1
 """The largest cutoff trec_eval (a C int) computes; a larger one is refused when parsed."""
 

@@ -13,21 +13,13 @@ from collections.abc import Set as AbstractSet
 from typing import TYPE_CHECKING, Any
 
 from ..families.declaration import OFFICIAL_DEPTH
-from ..runs import CheckedRun, query_spans, refuse_nul
 from ..runs.columns import run_columns
+from ..runs.memory import refuse_nul
 from ..runs.order import best
+from ..runs.rows import CheckedRun, query_spans
 
 if TYPE_CHECKING:
     from ir_measures.measures.base import Measure
-
-__all__ = [
-    "DEPTH",
-    "ConsumableRun",
-    "computed_by",
-    "needed_depth",
-    "official_run",
-    "provider_name",
-]
 
 DEPTH = OFFICIAL_DEPTH
 """How many documents of each query's ranking the official protocol keeps

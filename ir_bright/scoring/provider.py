@@ -17,8 +17,6 @@ from .official import Official, parse_measure
 if TYPE_CHECKING:
     from .evaluator import OfficialEvaluator
 
-__all__ = ["PROVIDER", "OfficialProvider", "register"]
-
 
 class OfficialProvider(Provider):
     """

@@ -29,10 +29,10 @@ from ir_measures import Measure
 
 from .. import judgements, registry
 from ..errors import IrBrightError, MeasureError, RunFormatError
-from ..runs import (
+from ..runs.files import RunFile
+from ..runs.memory import frame_columns
+from ..runs.read import (
     QueriesNotGrouped,
-    RunFile,
-    frame_columns,
     read_run,
     read_run_parts,
     run_label,
@@ -53,19 +53,6 @@ share of the scored queries, is refused as a run for another dataset."""
 
 _NO_DOCS: frozenset[str] = frozenset()
 T = TypeVar("T")
-
-__all__ = [
-    "MeasureError",
-    "Scorer",
-    "drop_excluded",
-    "evaluate",
-    "excluded_docs",
-    "official_measures",
-    "parse_measures",
-    "per_query",
-    "read_run",
-    "without",
-]
 
 
 def evaluate(

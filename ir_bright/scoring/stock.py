@@ -7,8 +7,6 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from .scorer import Scorer
 
-__all__ = ["STOCK", "StockScorer"]
-
 STOCK = "stock:"
 """The prefix of a stock measure's name (``stock:nDCG@10``) beside the official one."""
 

@@ -16,14 +16,8 @@ from .. import lazy
 
 _EXPORTS = {
     "ArrowStore": "arrow",
-    "DocsIter": "docs",
     "ParquetDocs": "docs",
-    "StoreDocstore": "docs",
-    "cached_count": "counts",
-    "iter_records": "parquet",
-    "open_parquet": "parquet",
     "read_batches": "parquet",
-    "read_columns": "parquet",
     "read_row_range": "parquet",
     "shard_rows": "parquet",
 }

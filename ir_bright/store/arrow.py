@@ -27,8 +27,6 @@ else:
     pa = lazy.module("pyarrow")
     ipc = lazy.module("pyarrow.ipc")
 
-__all__ = ["ArrowStore"]
-
 _MAGIC_BYTES = 8  # an Arrow IPC file starts with ARROW1 and two bytes of padding
 T = TypeVar("T")
 

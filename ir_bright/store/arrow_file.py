@@ -25,6 +25,7 @@ from .. import lazy
 from ..errors import CacheError
 from ..log import progress
 from . import derived
+from .lock import file_lock
 from .parquet import open_parquet, read_batches
 from .schema import Spec, checked, checked_batches
 
@@ -34,8 +35,6 @@ if TYPE_CHECKING:
 else:
     pa = lazy.module("pyarrow")
     ipc = lazy.module("pyarrow.ipc")
-
-__all__ = ["StoreFile", "page_crcs_of", "well_formed"]
 
 logger = logging.getLogger(__name__)
 
@@ -80,7 +79,7 @@ class StoreFile:
         """Discard the manifest (so every process sees the store as damaged) and rebuild."""
         parquet = self.parquet_path()
         target = self.path_for(parquet)
-        with derived.file_lock(target):
+        with file_lock(target):
             derived.manifest_path(target).unlink(missing_ok=True)
         return self._build(parquet, target, problem)
 
@@ -98,7 +97,7 @@ class StoreFile:
 
     def _build(self, parquet: Path, target: Path, problem: str | None) -> dict:
         try:
-            with derived.file_lock(target):
+            with file_lock(target):
                 manifest, found = self._check(parquet, target)
                 if manifest is not None:
                     return manifest

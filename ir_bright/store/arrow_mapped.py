@@ -28,8 +28,6 @@ else:
     ipc = lazy.module("pyarrow.ipc")
     np = lazy.module("numpy")
 
-__all__ = ["MappedTable", "readable"]
-
 
 @contextlib.contextmanager
 def readable(path: Path) -> Iterator[None]:

@@ -16,8 +16,7 @@ from pathlib import Path
 
 from ..errors import CacheError, IrBrightError
 from . import derived
-
-__all__ = ["KIND", "VERSION", "cached_count"]
+from .lock import file_lock
 
 logger = logging.getLogger(__name__)
 KIND = "ir_bright.counts"
@@ -60,7 +59,7 @@ def _read(target: Path, source: Path) -> dict:
 
 def _write(target: Path, source: Path, name: str, entry: dict) -> None:
     try:
-        with derived.file_lock(target):
+        with file_lock(target):
             counts = {**_read(target, source), name: entry}
             extra = {"counts": counts}
             derived.write_manifest(target, KIND, VERSION, source, {}, extra, manifest=target)

@@ -41,28 +41,7 @@ from typing import Any
 from .. import atomic
 from ..errors import CacheError
 from ..reading import kind_of, open_regular, read_json
-from .exclusive import create_exclusive, refuse_symlink
-from .lock import Lock, file_lock
-
-__all__ = [
-    "MANIFEST",
-    "PAGE_BYTES",
-    "DamagedError",
-    "Lock",
-    "Pages",
-    "check",
-    "create_exclusive",
-    "crc_file",
-    "file_lock",
-    "manifest_path",
-    "page_crcs",
-    "read_manifest",
-    "rebuild_warning",
-    "refuse_symlink",
-    "replaced_atomically",
-    "source_identity",
-    "write_manifest",
-]
+from .exclusive import refuse_symlink
 
 logger = logging.getLogger(__name__)
 

@@ -29,8 +29,6 @@ if TYPE_CHECKING:
 else:
     pa = lazy.module("pyarrow")
 
-__all__ = ["DOCS_SPEC", "DocsIter", "ParquetDocs", "StoreDocstore"]
-
 DOCS_SPEC = {"id": Column(ID), "content": Column(TEXT)}
 """Every documents file: text ids, never null, no white space; text contents, never null."""
 

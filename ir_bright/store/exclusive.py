@@ -14,8 +14,6 @@ from pathlib import Path
 
 from ..errors import CacheError
 
-__all__ = ["create_exclusive", "refuse_symlink"]
-
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 

@@ -50,7 +50,6 @@ if sys.platform == "win32":
 else:
     import fcntl
 
-__all__ = ["WAIT_NOTICE_SECONDS", "WAIT_REPEAT_SECONDS", "Lock", "file_lock"]
 
 logger = logging.getLogger(__name__)
 

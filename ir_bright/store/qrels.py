@@ -11,8 +11,6 @@ from ir_datasets.formats import BaseQrels, TrecQrel
 from ..judgements import EXCLUDED, query_qrels
 from .schema import Spec, checked_columns
 
-__all__ = ["QRELS_DEFS", "IdListQrels"]
-
 QRELS_DEFS = {1: "Relevant (a gold id)", EXCLUDED: "Excluded: removed from the ranking"}
 
 

@@ -16,20 +16,10 @@ from typing import TYPE_CHECKING, Any
 from ..errors import CacheError
 from ..reading import open_regular, parse_json
 from . import derived
+from .lock import file_lock
 
 if TYPE_CHECKING:
     import pyarrow as pa
-
-__all__ = [
-    "REWRITTEN_KIND",
-    "REWRITTEN_VERSION",
-    "RewrittenCorpus",
-    "doc_batches",
-    "docs_schema",
-    "field",
-    "json_rows",
-    "write_docs",
-]
 
 BATCH_ROWS = 50_000
 """Rows per batch, and so per row group, of a rewritten corpus: the memory-mapped store builds
@@ -201,7 +191,7 @@ class RewrittenCorpus:
                 f"cannot write {target.parent} ({exc.strerror or exc}): set IR_DATASETS_HOME "
                 "to a writable folder"
             ) from exc
-        with derived.file_lock(target):
+        with file_lock(target):
             problem = _problem(target, files, sources)
             if problem is not None:
                 if target.exists():

@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING
 from .. import lazy
 from ..errors import CacheError
 from . import derived
+from .lock import file_lock
 from .parquet import BATCH_ROWS, open_parquet, read_batches, read_columns, read_row_range
 
 if TYPE_CHECKING:
@@ -44,26 +45,6 @@ if TYPE_CHECKING:
 else:
     pa = lazy.module("pyarrow")
     pc = lazy.module("pyarrow.compute")
-
-__all__ = [
-    "BYTES",
-    "ID",
-    "IDS",
-    "OTHER",
-    "QUERY_ID",
-    "TEXT",
-    "Checked",
-    "Column",
-    "InvalidFileError",
-    "Spec",
-    "checked",
-    "checked_batches",
-    "checked_columns",
-    "cached_unique_rows",
-    "checked_row_range",
-    "checked_rows",
-    "known",
-]
 
 logger = logging.getLogger(__name__)
 
@@ -174,7 +155,7 @@ def _checked(path_text: str, size: int, mtime_ns: int, key: str) -> Checked:
 def _remember(stamp: Path, path: Path, key: str, verdict: Checked) -> None:
     extra = {"spec": key, "rows": verdict.rows, "repeated": list(verdict.repeated)}
     try:
-        with derived.file_lock(stamp):
+        with file_lock(stamp):
             derived.write_manifest(stamp, KIND, VERSION, path, {}, extra, manifest=stamp)
     except OSError as exc:  # a read-only cache: checked again next time
         logger.debug("cannot remember the check of %s: %s", path, exc)

@@ -50,11 +50,10 @@ from ...errors import CacheError
 from ...judgements import is_id, query_qrels
 from ...reading import read_json
 from ...store import derived
+from ...store.lock import file_lock
 
 if TYPE_CHECKING:
     import pyarrow as pa
-
-__all__ = ["KIND", "VERSION", "AdjustedQrels", "Adjustments", "CACHE_SUFFIX", "read_cache"]
 
 logger = logging.getLogger(__name__)
 
@@ -160,7 +159,7 @@ class AdjustedQrels(BaseQrels):
         if section is not None:
             return section
         try:
-            with derived.file_lock(target):
+            with file_lock(target):
                 # another process may have built it meanwhile
                 section = self._current(target, damaged="quiet")
                 if section is None:

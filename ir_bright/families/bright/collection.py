@@ -1,5 +1,5 @@
 """BRIGHT (Su et al., ICLR 2025) as ir_datasets datasets: 12 domains, long documents, and the
-LLM-reasoning query setting.
+LLM-reasoning query sets.
 
 Ids (same as ir_datasets' core module where it has them, with its defects fixed):
 
@@ -32,8 +32,6 @@ from ...store.qrels import IdListQrels
 from ...store.schema import IDS, QUERY_ID, TEXT, Column, cached_unique_rows, checked_columns
 from ..declaration import Entry, Family
 from .adjusted import Adjustments
-
-__all__ = ["datasets", "BrightQueries", "BrightReasoningQueries"]
 
 logger = logging.getLogger(__name__)
 
@@ -208,7 +206,7 @@ def datasets(family: Family) -> dict[str, Dataset]:
     """Every id of the BRIGHT family -> its Dataset, built from its declaration (nothing is
     downloaded)."""
     namespace = family.namespace
-    files = hub.catalogue({**family.data["hub"], "namespace": namespace})
+    files = hub.declared_files({**family.data["hub"], "namespace": namespace})
     reason_configs = {
         about["model"]: about["config"] for about in family.query_sets.values() if "model" in about
     }
@@ -216,7 +214,7 @@ def datasets(family: Family) -> dict[str, Dataset]:
     adjustments = Adjustments()  # one per process: domains sharing a corpus share its pass
     bases: dict[tuple[str, str], _Base] = {}
     for entry in family.entries:
-        key = (entry.domain, entry.setting)
+        key = (entry.domain, entry.document_set)
         if key not in bases:
             split = Split(files, entry.domain, reason_configs, namespace)
             bases[key] = _Base(family, entry, split)
@@ -225,12 +223,12 @@ def datasets(family: Family) -> dict[str, Dataset]:
 
 
 class _Base:
-    """The pieces that the datasets of one domain and setting share."""
+    """The pieces that the datasets of one domain and document set share."""
 
     def __init__(self, family: Family, entry: Entry, split: Split):
         domain = family.domains[entry.domain]
-        setting = family.settings[entry.setting]
-        long = entry.setting == "long"
+        documents = family.document_sets[entry.document_set]
+        long = entry.document_set == "long"
         counts = domain["counts"]
         self.family = family
         self.split = split
@@ -242,7 +240,7 @@ class _Base:
         )
         excluded = family.protocol.exclusions
         assert excluded is not None, "BRIGHT's declaration names its exclusion column"
-        self.qrels = IdListQrels(split.file("examples"), EXAMPLES_SPEC, setting["gold"], excluded)
+        self.qrels = IdListQrels(split.file("examples"), EXAMPLES_SPEC, documents["gold"], excluded)
         self.metadata = {
             "docs": {"count": docs_count},
             "queries": {"count": counts["queries"]},
@@ -250,17 +248,17 @@ class _Base:
         }
         collection = family.collection
         self.doc = {
-            "pretty_name": f"{collection['pretty_name']} {domain['name']} ({setting['name']})",
-            "desc": f"{domain['name']}: {domain['source']}. {setting['desc']}",
+            "pretty_name": f"{collection['pretty_name']} {domain['name']} ({documents['name']})",
+            "desc": f"{domain['name']}: {domain['source']}. {documents['desc']}",
             "bibtex": collection["bibtex"],
-            "official_measures": list(setting["official_measures"]),
+            "official_measures": list(documents["official_measures"]),
             "website": collection["website"],
         }
         self.reason_files = {m: split.file(c) for m, c in split.reason_configs.items()}
         self.files = [split.file("examples"), self.docs_file]
 
     def dataset(self, entry: Entry, adjustments: Adjustments) -> Dataset:
-        """The dataset of ``entry``, one of this domain and setting's query sets."""
+        """The dataset of ``entry``, one of this domain and document set's query sets."""
         about = self.family.query_sets[entry.query_set]
         if "model" in about:
             return self.reasoning(entry.id, about)

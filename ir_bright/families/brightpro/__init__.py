@@ -13,5 +13,5 @@ sustainable-living (spelt as ``bright/*``; declared in ``ir_bright/families/brig
 Modules: :mod:`.collection` (the datasets, built on first use; :func:`~.collection.summary`),
 :mod:`.aspects` (the aspect maps) and :mod:`.source` (listing-API discovery, verification,
 parquet / JSON / JSON Lines). Official measures: ``wAlpha_nDCG@25``, ``A_Recall@25``
-(:mod:`ir_bright.scoring.aspects`) and ``nDCG@10``.
+(:mod:`ir_bright.scoring.aspect_measures`) and ``nDCG@10``.
 """

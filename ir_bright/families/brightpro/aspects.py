@@ -24,8 +24,6 @@ from ...errors import CacheError
 from ...judgements import query_qrels
 from ...records import BrightProAspect, BrightProQrel
 
-__all__ = ["ASPECT_SUFFIX", "Aspects", "aspect_stem", "parse_aspects", "pro_qrels"]
-
 logger = logging.getLogger(__name__)
 
 ASPECT_SUFFIX = re.compile(r"-(?:a\d+|aspect-\d+)$")

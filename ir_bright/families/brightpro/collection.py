@@ -18,8 +18,6 @@ from ..declaration import Entry, Family
 from .aspects import Aspects, parse_aspects, pro_qrels
 from .source import CONFIGS, NAMESPACE, Split, docs_file, hub_row_count
 
-__all__ = ["datasets", "summary", "ProAspects", "ProQrels", "ProQueries"]
-
 logger = logging.getLogger(__name__)
 
 QRELS_DEFS = {

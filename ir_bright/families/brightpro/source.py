@@ -39,8 +39,6 @@ logger = logging.getLogger(__name__)
 if TYPE_CHECKING:
     import pyarrow as pa
 
-__all__ = ["CONFIGS", "NAMESPACE", "REPO", "Split", "docs_file", "hub_row_count", "revision"]
-
 _HUB = family("bright-pro").data["hub"]
 NAMESPACE: str = family("bright-pro").namespace
 REPO: str = _HUB["repo"]

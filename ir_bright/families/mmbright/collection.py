@@ -41,8 +41,6 @@ from .tasks import (
     task4_judgements,
 )
 
-__all__ = ["datasets", "summary"]
-
 CONFIGS = (DOCUMENTS, EXAMPLES, MULTIMODAL, DOC_IMAGES, QUERY_IMAGES)
 
 

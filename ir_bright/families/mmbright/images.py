@@ -29,16 +29,15 @@ from ...reading import read_json
 from ...records import MMBrightImageDoc
 from ...store import derived
 from ...store.arrow import ArrowStore
+from ...store.lock import file_lock
 from ...store.parquet import open_parquet
 from ...store.schema import BYTES as BYTES_KIND
 from ...store.schema import ID, Column
 from .source import file
 
-__all__ = ["ImageCorpus", "ImageDocs", "counted_warnings", "decode_format"]
-
 logger = logging.getLogger(__name__)
 
-VERDICT_VERSION = 2  # 2: with a manifest (ir_bright.derived)
+VERDICT_VERSION = 2  # the verdicts' format, in their manifest (ir_bright.store.derived)
 VERDICT_KIND = "ir_bright.decodable"
 FULL_DECODE_PIXELS = 40_000_000  # about 120 MB as RGB
 PATH, BYTES = "path", "bytes"
@@ -117,7 +116,7 @@ class ImageCorpus:
         require("PIL.Image", "images")
         parquet = self.hub_file.fetch()
         try:
-            with derived.file_lock(target):
+            with file_lock(target):
                 verdict, problem = _checked_verdict(target, parquet)
                 if verdict is not None:
                     return verdict

@@ -18,8 +18,6 @@ import re
 from collections.abc import Callable
 from functools import cache
 
-__all__ = ["KEY_RULES", "NO_IMAGE", "image_key", "normalise_path", "pair_id", "passage_key_rule"]
-
 NO_IMAGE = "__NO_IMAGE__"
 PAIR_SEPARATOR = "|||"
 

@@ -27,8 +27,6 @@ from .keys import image_key, pair_id, passage_key_rule, split_pair_id
 if TYPE_CHECKING:
     import pyarrow as pa
 
-__all__ = ["PairCorpus", "PairDocs"]
-
 ID, TEXT = "id", "content"
 
 

@@ -1,7 +1,7 @@
 """MM-BRIGHT's hub files and its query rows, read defensively.
 
 One parquet per config and domain (``<config>/<domain>.parquet``) of ``mm-bright/MM-BRIGHT`` at
-the pinned revision; the catalogue is the ``hub`` of the family's declaration
+the pinned revision; the files are declared in the ``hub`` of the family's declaration
 (``ir_bright/families/mm-bright.json``). No md5 sums are published:
 the hub's sha256 ETag is checked by :mod:`ir_bright.hub`.
 
@@ -23,17 +23,6 @@ from ...judgements import is_id
 from ...store.schema import IDS, OTHER, QUERY_ID, TEXT, Column, checked_columns
 from ..declaration import Family, family
 from .keys import normalise_path
-
-__all__ = [
-    "DOCUMENTS",
-    "EXAMPLES",
-    "MULTIMODAL",
-    "DOC_IMAGES",
-    "QUERY_IMAGES",
-    "declaration",
-    "file",
-    "QueryRow",
-]
 
 DOCUMENTS = "documents"
 EXAMPLES = "examples"
@@ -63,7 +52,7 @@ def declaration() -> Family:
 @cache
 def _files() -> dict[str, hub.HubFile]:
     mm_bright = declaration()
-    return hub.catalogue({**mm_bright.data["hub"], "namespace": mm_bright.namespace})
+    return hub.declared_files({**mm_bright.data["hub"], "namespace": mm_bright.namespace})
 
 
 def file(config: str, domain: str) -> hub.HubFile:

@@ -31,15 +31,6 @@ from .keys import image_key, pair_id
 from .pairs import PairCorpus
 from .source import DOC_IMAGES, DOCUMENTS, EXAMPLES, MULTIMODAL, file, query_rows, unique
 
-__all__ = [
-    "TextQueries",
-    "MultimodalQueries",
-    "TextQrels",
-    "ImageQrels",
-    "PairQrels",
-    "task4_judgements",
-]
-
 TEXT_QRELS = {1: "Relevant (a gold passage)", EXCLUDED: "Excluded: removed from the ranking"}
 IMAGE_QRELS = {1: "Relevant (a positive image)"}
 PAIR_QRELS = {

@@ -3,7 +3,7 @@
 Run once, with Pyserini and a JDK (never in CI; see README.md next to this file):
 
     JAVA_HOME=/usr/lib/jvm/temurin-25-jdk-amd64 OPENAI_API_KEY=x \
-        /work/refenv11/bin/python tests/data/lucene/make_analysis.py WORDS FUZZ > analysis.json
+        "$REFENV"/bin/python tests/data/lucene/make_analysis.py WORDS FUZZ > analysis.json
 
 WORDS: a file of lower-case words, one a line (their stems are recorded); FUZZ: a file of
 JSON strings, one a line (random mixes of tricky characters).

@@ -3,7 +3,7 @@
 Run once, with Pyserini, gensim and a JDK (never in CI; see README.md next to this file):
 
     JAVA_HOME=/usr/lib/jvm/temurin-25-jdk-amd64 OPENAI_API_KEY=x \\
-        /work/refenv11/bin/python tests/data/lucene/make_scores.py tests/data/lucene WORK
+        "$REFENV"/bin/python tests/data/lucene/make_scores.py tests/data/lucene WORK
 
 - ``pyserini``: ``python -m pyserini.index.lucene`` (JsonCollection, defaults) then
   Anserini's ``SimpleSearcher.search(query, 100)`` (what ``LuceneSearcher`` calls) with

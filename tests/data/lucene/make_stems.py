@@ -3,7 +3,7 @@
 Run once, with Pyserini and a JDK (never in CI; see README.md next to this file):
 
     JAVA_HOME=/usr/lib/jvm/temurin-25-jdk-amd64 OPENAI_API_KEY=x \\
-        /work/refenv11/bin/python tests/data/lucene/make_stems.py WORDS ALL > porter_stems.tsv
+        "$REFENV"/bin/python tests/data/lucene/make_stems.py WORDS ALL > porter_stems.tsv
 
 WORDS: a file of lower-case words, one a line. The words stemmed are WORDS, each with English
 suffixes added (every suffix of Porter's rules, and doubled consonants before -ed / -ing),

@@ -14,20 +14,7 @@ from typing import Any
 
 from .errors import IrBrightError
 
-__all__ = [
-    "cache_status",
-    "check_cached",
-    "counts",
-    "damage",
-    "describe",
-    "fetch",
-    "hub_files",
-    "match_ids",
-    "overview",
-    "plan_download",
-    "resolve_ids",
-    "summary",
-]
+__all__ = ["describe", "overview", "summary"]
 
 logger = logging.getLogger(__name__)
 
@@ -196,7 +183,7 @@ def describe(dataset_id: str) -> dict[str, Any]:
     ``exclusions``, ``depth``, ``measure``, ``query_side``; None outside ir_bright's families),
     ``counts``, ``files``
     (path, url, size, cached, local_path, damaged, provenance: see
-    :func:`ir_bright.hub.file_provenance`), ``bm25_indexes`` and, where they apply,
+    :func:`ir_bright.hub.fetch_records.file_provenance`), ``bm25_indexes`` and, where they apply,
     ``summary`` and ``adjusted_qrels``."""
     from dataclasses import asdict
 

@@ -1,4 +1,4 @@
-"""A comparison's records (:func:`~ir_bright.results.comparison.compare`) as a table: markdown
+"""A comparison's records (:func:`~ir_bright.results.paired.compare`) as a table: markdown
 or LaTeX (x100, significance marked, a legend), csv or json (one record per comparison,
 unrounded; NaN is empty or null), and as a chart of the differences.
 
@@ -10,19 +10,16 @@ It is a key of the json records only: the DataFrame keeps :data:`RECORD_KEYS`.""
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from . import plots
-from .comparison import POOLED, RECORD_KEYS
+from .benchmarks import AVERAGE, benchmark
 from .errors import CompareError
+from .paired import POOLED, RECORD_KEYS
 from .stats import CORRECTIONS, Options
-from .suites import AVERAGE, benchmark
-from .tables import FORMATS, Grid, render
-
-__all__ = ["FORMATS", "MARK", "column_labels", "format_comparison", "plot_comparison"]
+from .tables import Grid, render
 
 MARK = "†"
 """Marks a difference whose corrected p-value is below ``alpha``."""
@@ -37,40 +34,27 @@ def column_labels(name: str | None) -> dict[str, str]:
     return {**dict(zip(bench.ids, bench.labels)), bench.name: AVERAGE}
 
 
-def _frame_options(frame: Any, options: Options | None, settings: dict[str, Any]) -> Options:
-    """The options the records were made with (``frame.attrs``), ``options`` and ``settings``
-    overriding them."""
+def _frame_options(frame: Any, options: Options | None, overrides: dict[str, Any]) -> Options:
+    """The options the records were made with (``frame.attrs``), ``options`` and
+    ``overrides`` overriding them."""
     made = dict(getattr(frame, "attrs", {}).get("options", {}))
     given = options.as_dict() if options is not None else {}
-    return Options(**{**made, **given, **settings})
+    return Options(**{**made, **given, **overrides})
 
 
 def format_comparison(
     frame: Any,
     fmt: str = "markdown",
     labels: Mapping[str, str] | None = None,
-    *legacy: Any,
+    *,
     options: Options | None = None,
-    **settings: Any,
+    **overrides: Any,
 ) -> str:
-    """:func:`~ir_bright.results.comparison.compare`'s records as text in ``fmt``
+    """:func:`~ir_bright.results.paired.compare`'s records as text in ``fmt``
     (:data:`FORMATS`). ``labels`` maps dataset ids to column labels (``Bio``); the legend
     states the options the records were made with (``frame.attrs["options"]``), which
-    ``options`` or keyword settings (``alpha=0.01``, ...) override. ``alpha``, ``samples``,
-    ``seed`` and ``confidence`` given by position after ``labels`` (the former signature)
-    still work, with a DeprecationWarning."""
-    if legacy:
-        warnings.warn(
-            "format_comparison(frame, fmt, labels, alpha, samples, seed, confidence) is "
-            "deprecated: give them as keywords (alpha=...) or options=Options(...)",
-            DeprecationWarning,
-            stacklevel=2,
-        )
-        names = ("alpha", "samples", "seed", "confidence")
-        if len(legacy) > len(names):
-            raise CompareError("format_comparison() takes at most 7 arguments by position")
-        settings = {**dict(zip(names, legacy)), **settings}
-    options = _frame_options(frame, options, settings)
+    ``options`` or keyword options (``alpha=0.01``, ...) override."""
+    options = _frame_options(frame, options, overrides)
     records = frame.to_dict("records")
     labels = labels or {}
     raw = [[_csv_value(r[k]) for k in RECORD_KEYS] for r in records]

@@ -10,7 +10,8 @@ import json
 import pytest
 
 from ir_bright.errors import ChecksumError
-from ir_bright.hub import HubFile, file_provenance
+from ir_bright.hub import HubFile
+from ir_bright.hub.fetch_records import file_provenance
 from tests.fixtures import hubserver
 from tests.test_hub import BODY, REPO, hub_file, put
 
@@ -77,12 +78,12 @@ def test_a_file_cached_before_gets_its_checksums_once_and_no_invented_commit(
         "size": len(BODY),
         "fetched_at": None,
     }
-    from ir_bright.hub import provenance
+    from ir_bright.hub import fetch_records
 
     def hashed_again(*args):
         raise AssertionError("hashed again")
 
-    monkeypatch.setattr(provenance, "_computed", hashed_again)
+    monkeypatch.setattr(fetch_records, "_computed", hashed_again)
     assert file.provenance() == facts  # recorded: not hashed again
 
 

@@ -7,7 +7,7 @@ import pytest
 
 from ir_bright.cli import main
 from ir_bright.errors import DownloadError
-from ir_bright.hub import HttpSettings, http_settings
+from ir_bright.hub.config import HttpPatience, http_patience
 from tests.fixtures import mmbright_hub
 from tests.test_hub import hub_file, put
 
@@ -98,10 +98,10 @@ def test_the_cli_refuses_a_non_latin1_token_with_exit_2(hub, hub_root, monkeypat
 def test_good_values_are_read_as_given(monkeypatch):
     for name in ("IR_BRIGHT_HTTP_RETRIES", "IR_BRIGHT_HTTP_BACKOFF", "IR_BRIGHT_HTTP_TIMEOUT"):
         monkeypatch.delenv(name, raising=False)
-    assert http_settings() == HttpSettings(retries=6, backoff=2.0, timeout=60.0)
+    assert http_patience() == HttpPatience(retries=6, backoff=2.0, timeout=60.0)
     monkeypatch.setenv("IR_BRIGHT_HTTP_RETRIES", " 0 ")
     monkeypatch.setenv("IR_BRIGHT_HTTP_BACKOFF", "0")
     monkeypatch.setenv("IR_BRIGHT_HTTP_TIMEOUT", "0.5")
-    assert http_settings() == HttpSettings(retries=0, backoff=0.0, timeout=0.5)
+    assert http_patience() == HttpPatience(retries=0, backoff=0.0, timeout=0.5)
     monkeypatch.setenv("IR_BRIGHT_HTTP_RETRIES", "3.0")
-    assert http_settings().retries == 3
+    assert http_patience().retries == 3

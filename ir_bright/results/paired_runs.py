@@ -9,12 +9,11 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from ..families import Benchmark
+from .benchmarks import filename_for, run_stem
 from .errors import CompareError
-from .settings import read_system_json
-from .suites import Benchmark, filename_for, run_stem
+from .system_info import read_system_json
 from .systems import System, collect
-
-__all__ = ["benchmark_runs", "compared_domains", "is_path", "label_runs"]
 
 logger = logging.getLogger(__name__)
 

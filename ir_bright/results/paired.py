@@ -32,7 +32,7 @@ The options of the tests (``test``, ``correction``, ``samples``, ``seed``, ``con
 returns carries them in ``frame.attrs["options"]``, so that ``format_comparison`` states them
 in its legend.
 
-A record's ``setting`` is its system's (:mod:`.settings`): with a benchmark, from the
+A record's ``setting`` is its system's (:mod:`.system_info`): with a benchmark, from the
 ``system.json`` of its folder; ``setting=`` sets it (``"rerank"`` or ``["mine=rerank"]`` as
 ``--setting``, or ``{name: setting}``). ``frame.attrs["baseline_setting"]`` is the baseline's.
 """
@@ -42,7 +42,6 @@ from __future__ import annotations
 import logging
 import math
 import os
-import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -50,14 +49,12 @@ from typing import Any
 import numpy as np
 
 from .. import registry
+from ..families import Benchmark
+from .benchmarks import benchmark as find_benchmark
 from .errors import CompareError
-from .pairs import benchmark_runs, compared_domains, label_runs
-from .settings import SystemInfo, with_settings
+from .paired_runs import benchmark_runs, compared_domains, label_runs
 from .stats import TESTS, Options, adjust, bootstrap_interval, paired_tests
-from .suites import Benchmark
-from .suites import benchmark as find_benchmark
-
-__all__ = ["POOLED", "RECORD_KEYS", "compare", "per_query", "per_query_frame"]
+from .system_info import SystemInfo, with_settings
 
 logger = logging.getLogger(__name__)
 
@@ -102,19 +99,6 @@ def per_query_frame(run: Any, dataset: Any, measures: Iterable[Any] | None = Non
     frame = pd.DataFrame.from_dict(scores, orient="index", columns=scorer.names, dtype=float)
     frame.index.name = "query_id"
     return frame
-
-
-def per_query(run: Any, dataset: Any, measures: Iterable[Any] | None = None) -> Any:
-    """Deprecated alias of :func:`per_query_frame` (a DataFrame; ``ir_bright.scoring.per_query``
-    of the same name gives a dict)."""
-    warnings.warn(
-        "ir_bright.per_query is deprecated: it returns a DataFrame while "
-        "ir_bright.scoring.per_query returns a dict; use ir_bright.per_query_frame (the same "
-        "DataFrame) or ir_bright.scoring.per_query",
-        DeprecationWarning,
-        stacklevel=2,
-    )
-    return per_query_frame(run, dataset, measures)
 
 
 @dataclass

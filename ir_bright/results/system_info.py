@@ -28,17 +28,6 @@ from ..errors import IrBrightError, UnreadableFileError
 from ..reading import read_json
 from .errors import ReportError
 
-__all__ = [
-    "FILE",
-    "SETTINGS",
-    "SETTING_HELP",
-    "SystemInfo",
-    "apply_flags",
-    "from_mapping",
-    "read_system_json",
-    "with_settings",
-]
-
 FILE = "system.json"
 """The file beside a system's runs that describes it."""
 

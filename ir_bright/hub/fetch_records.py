@@ -1,4 +1,5 @@
-"""Where each cached hub file came from: a small JSON sidecar written at download.
+"""The fetch record of each cached hub file, where it came from: a small JSON sidecar written at
+download.
 
 ``<cached file>.provenance.json`` holds, for the file beside it: ``repo`` (the hub
 repository), ``revision`` (the revision asked for, after ``IR_BRIGHT_REVISION``), ``commit``
@@ -40,18 +41,10 @@ from pathlib import Path
 from typing import Any
 
 from ..reading import file_digests, read_json
-from ..store.derived import file_lock, refuse_symlink, replaced_atomically
+from ..store.derived import replaced_atomically
+from ..store.exclusive import refuse_symlink
+from ..store.lock import file_lock
 from .config import cache_home
-
-__all__ = [
-    "SUFFIX",
-    "UNKNOWN",
-    "commit_from_headers",
-    "file_provenance",
-    "record",
-    "recorded",
-    "watch",
-]
 
 logger = logging.getLogger(__name__)
 

@@ -16,21 +16,8 @@ from __future__ import annotations
 
 from functools import cache
 
-from ..families.declaration import Benchmark, Group
+from ..families import Benchmark, families
 from .errors import ReportError
-
-__all__ = [
-    "AVERAGE",
-    "RUN_SUFFIXES",
-    "Benchmark",
-    "Group",
-    "benchmark",
-    "benchmark_names",
-    "benchmarks_of",
-    "dataset_from_filename",
-    "filename_for",
-    "run_stem",
-]
 
 RUN_SUFFIXES = (".trec", ".run", ".txt", ".tsv", ".res")
 """The extensions a run file may have (then optionally ``.gz``)."""
@@ -40,21 +27,19 @@ AVERAGE = "Avg"
 
 
 @cache
-def _catalogue() -> dict[str, Benchmark]:
+def _declared_benchmarks() -> dict[str, Benchmark]:
     """Every family's benchmarks, by name, in the families' order."""
-    from ..families import families
-
-    return {name: spec for family in families() for name, spec in family.benchmarks().items()}
+    return {name: bench for family in families() for name, bench in family.benchmarks().items()}
 
 
 def benchmark_names() -> list[str]:
     """The benchmarks ``report`` and ``compare`` know."""
-    return list(_catalogue())
+    return list(_declared_benchmarks())
 
 
 def benchmark(name: str) -> Benchmark:
     """The benchmark called ``name``; unknown names raise a one-line error."""
-    known = _catalogue()
+    known = _declared_benchmarks()
     if name not in known:
         raise ReportError(f"unknown benchmark {name!r}: choose one of {', '.join(known)}")
     return known[name]
@@ -62,7 +47,7 @@ def benchmark(name: str) -> Benchmark:
 
 def benchmarks_of(dataset_id: str) -> list[str]:
     """The benchmarks that have ``dataset_id`` as a column."""
-    return [name for name, spec in _catalogue().items() if dataset_id in spec.ids]
+    return [name for name, spec in _declared_benchmarks().items() if dataset_id in spec.ids]
 
 
 def filename_for(dataset_id: str, suffix: str = ".trec") -> str:

@@ -37,16 +37,6 @@ from ir_measures.util import QrelsConverter, RunConverter
 from ..errors import MeasureError
 from ..upstream import put_provider_first, register_measure
 
-__all__ = [
-    "A_Recall",
-    "AspectEvaluator",
-    "AspectProvider",
-    "QREL_FIELDS",
-    "SkippingMean",
-    "register",
-    "wAlpha_nDCG",
-]
-
 QREL_FIELDS = ("query_id", "doc_id", "relevance", "aspect_id", "aspect_weight")
 """The qrel fields the aspect measures read (``qrel_inputs`` of their provider)."""
 
@@ -136,7 +126,13 @@ class _AspectRecall(_AspectMeasure):
 
 
 wAlpha_nDCG = _WeightedAlphaNDCG()
+"""BRIGHT-Pro's weighted alpha-nDCG (``wAlpha_nDCG@25``, ``alpha`` 0.5 by default): alpha-nDCG
+over the query's weighted reasoning aspects, read from the qrels, with a greedy ideal
+ranking, as the official scripts compute it."""
+
 A_Recall = _AspectRecall()
+"""BRIGHT-Pro's weighted aspect recall (``A_Recall@25``): the weight of a query's aspects
+that the top k documents cover, as the official scripts compute it."""
 
 
 class _Judged(NamedTuple):
