@@ -1,4 +1,4 @@
-"""Registration of ir_bright's datasets with ir_datasets, and the pieces every family shares.
+"""Registration of ir_bright's datasets with ir_datasets, and loading them by id.
 
 Each benchmark family names its ids in its declaration (:mod:`ir_bright.families`) and builds
 its datasets in the module the declaration names (``datasets(family) -> dict[str, Dataset]``).
@@ -14,13 +14,12 @@ import importlib
 import logging
 import os
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from functools import cache, partial
 from typing import Any
 
 import ir_datasets
 from ir_datasets.datasets.base import Dataset
-from ir_datasets.util.metadata import MetadataComponent, MetadataProvider
 
 from .families import families, family
 from .upstream import dataset_table
@@ -172,72 +171,6 @@ def replaces_core(dataset_id: str) -> bool:
 def our_ids() -> list[str]:
     """Every dataset id ir_bright registers, in registration order."""
     return list(_registered)
-
-
-class Documentation:
-    """A documentation component: ``documentation()`` returns the dict ir_datasets expects."""
-
-    def __init__(self, fields: Mapping[str, Any]):
-        self._fields = dict(fields)
-
-    def documentation(self) -> dict[str, Any]:
-        """Name, description, citation, official measures, ... of one dataset."""
-        return dict(self._fields)
-
-
-class HubFiles:
-    """A component listing the hub files a dataset reads: ``hub_files()`` (for downloads ahead,
-    ``ir-bright download`` and ``ir-bright list``)."""
-
-    def __init__(self, files: Sequence[Any]):
-        self._files = list(dict.fromkeys(files))
-
-    def hub_files(self) -> list[Any]:
-        """Every :class:`~ir_bright.hub.HubFile` the dataset may fetch, each once."""
-        return list(self._files)
-
-
-def dataset(
-    dataset_id: str,
-    *components: Any,
-    metadata: Mapping[str, Any],
-    files: Sequence[Any] = (),
-) -> Dataset:
-    """An ir_datasets Dataset of ``components`` whose counts come from ``metadata``.
-
-    ``metadata`` maps entity type (``docs``, ``queries``, ``qrels``) to a dict with ``count``
-    (and any other facts), so counts are known without downloading anything. ``files`` are the
-    hub files the dataset reads, exposed as ``dataset.hub_files()``.
-    """
-    inner = Dataset(*components, HubFiles(files))
-    provider = CountingMetadata(dataset_id, metadata, inner)
-    return Dataset(MetadataComponent(dataset_id, inner, provider), inner)
-
-
-def collection_root(namespace: str, collection: Mapping[str, Any]) -> Dataset:
-    """The dataset of a collection's bare id (``mm-bright``): its documentation only, from the
-    ``collection`` of its family's declaration."""
-    fields = ("pretty_name", "desc", "bibtex", "website")
-    return dataset(namespace, Documentation({k: collection[k] for k in fields}), metadata={})
-
-
-class CountingMetadata(MetadataProvider):
-    """Declared metadata, completed by the counts the components know once their files are
-    cached: ``metadata()`` then has a ``count`` for every entity type, as ``*_count()`` does."""
-
-    def __init__(self, dataset_id: str, metadata: Mapping[str, Any], components: Dataset):
-        super().__init__(lambda: {dataset_id: dict(metadata)})
-        self._components = components
-
-    def get_metadata(self, dsid: str, entity_type: Any) -> dict[str, Any]:
-        """The declared facts of ``entity_type``, plus its ``count`` if now known."""
-        found = dict(super().get_metadata(dsid, entity_type))
-        kind = ir_datasets.EntityType(entity_type).value
-        if "count" not in found and self._components.has(kind):
-            count = getattr(self._components, f"{kind}_count", lambda: None)()
-            if count is not None:
-                found["count"] = count
-        return found
 
 
 def query_texts(dataset: Any) -> list[tuple[str, str]]:

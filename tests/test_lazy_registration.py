@@ -15,7 +15,7 @@ import pytest
 from ir_datasets.datasets.base import Dataset
 
 from ir_bright import registry
-from ir_bright.families import families, family
+from ir_bright.families import components, families, family
 
 # The id counts from the benchmarks' own descriptions (docs/reference.md gives each source):
 # BRIGHT has 12 domains, 8 with long documents, and five LLMs' reasoning as queries, and each
@@ -106,7 +106,9 @@ def test_a_lazy_dataset_is_built_by_the_first_attribute_read_and_only_once():
 
     def build():
         builds.append("built")
-        return registry.dataset("x/y", registry.Documentation({"pretty_name": "Y"}), metadata={})
+        return components.dataset(
+            "x/y", components.Documentation({"pretty_name": "Y"}), metadata={}
+        )
 
     lazy = registry.LazyDataset("x/y", build)
     pickle.dumps(lazy)  # pickles as its id: nothing to build

@@ -33,10 +33,10 @@ from ir_datasets.formats import BaseQrels, BaseQueries, GenericQuery, TrecQrel
 from .. import hub, lazy
 from ..errors import CacheError
 from ..records import R2MedExpandedQuery
-from ..registry import Documentation, collection_root, dataset
 from ..store.docs import ParquetDocs
 from ..store.parquet import BATCH_ROWS, read_batches
 from ..store.rows import RewrittenCorpus, doc_batches, field, json_rows, write_docs
+from .components import Documentation, collection_root, dataset
 from .declaration import Entry, Family
 
 if TYPE_CHECKING:

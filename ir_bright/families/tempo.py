@@ -26,10 +26,10 @@ from ir_datasets.formats import BaseQueries
 
 from .. import hub
 from ..records import TempoQuery
-from ..registry import Documentation, collection_root, dataset
 from ..store.docs import ParquetDocs
 from ..store.qrels import IdListQrels
 from ..store.schema import IDS, OTHER, QUERY_ID, TEXT, Column, cached_unique_rows, checked_columns
+from .components import Documentation, collection_root, dataset
 from .declaration import Entry, Family
 
 QUERY_SPEC = {

@@ -26,10 +26,10 @@ from ir_datasets.formats import BaseQueries
 from ... import hub
 from ...errors import OfflineError
 from ...records import BrightQuery, BrightReasoningQuery
-from ...registry import Documentation, dataset
 from ...store.docs import ParquetDocs
 from ...store.qrels import IdListQrels
 from ...store.schema import IDS, QUERY_ID, TEXT, Column, cached_unique_rows, checked_columns
+from ..components import Documentation, dataset
 from ..declaration import Entry, Family
 from .adjusted import Adjustments
 

@@ -7,13 +7,14 @@ import logging
 from collections.abc import Iterator
 from typing import Any
 
+import ir_datasets
 from ir_datasets.datasets.base import Dataset
 from ir_datasets.formats import BaseQrels, BaseQueries
 
 from ...judgements import EXCLUDED
 from ...records import BrightProAspect, BrightProQrel, BrightProQuery
-from ...registry import Documentation, collection_root, dataset
 from ...store.docs import ParquetDocs
+from ..components import Documentation, collection_root, dataset
 from ..declaration import Entry, Family
 from .aspects import Aspects, parse_aspects, pro_qrels
 from .source import CONFIGS, NAMESPACE, Split, docs_file, hub_row_count
@@ -239,9 +240,7 @@ def summary(dataset_id: str) -> dict[str, int]:
     """Consistency counts of a ``bright-pro`` id (its files cached or fetched): queries,
     judged pairs by kind, aspects, and how often the official doc -> aspect map gives a gold
     doc no aspect or another query's aspect (``ir-bright info`` shows them)."""
-    from ...registry import load
-
-    dataset = load(dataset_id)
+    dataset = ir_datasets.load(dataset_id)
     owner = {a.aspect_id: a.query_id for a in dataset.aspects_iter()}
     counts = dict.fromkeys(
         [

@@ -14,9 +14,9 @@ from ir_datasets.datasets.base import Dataset
 from ... import hub
 from ...errors import DatasetNotFoundError
 from ...judgements import EXCLUDED
-from ...registry import Documentation, collection_root, dataset
 from ...store.docs import ParquetDocs
 from ...store.parquet import open_parquet
+from ..components import Documentation, collection_root, dataset
 from ..declaration import Family
 from .images import ImageCorpus, ImageDocs
 from .keys import NO_IMAGE, image_key
