@@ -173,6 +173,12 @@ def main() -> int:
             + (f" | {same} of {len(lucene)}" if lucene else "")
             + f" | {speed:,.0f} | {ready:.2f} |"
         )
+    print_weights(args)
+    return 0
+
+
+def print_weights(args: argparse.Namespace) -> None:
+    """What the analysis's dependencies (and Pyserini's, when given) add to an install."""
     import weight
 
     print("\nWhat each adds to an ir_bright install:\n")
@@ -200,7 +206,6 @@ def main() -> int:
             f"(installed without its {declared} declared requirements, among them torch, "
             f"transformers and onnxruntime){java}."
         )
-    return 0
 
 
 if __name__ == "__main__":

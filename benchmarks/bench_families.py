@@ -331,8 +331,8 @@ def print_scoring(items: list[Subject], results: dict, scored: dict) -> None:
         print(f"| {item.label} | {time:.2f}x | {memory:.2f}x | {inside:.2f}x |")
 
 
-def main() -> int:
-    """Generate, serve, time the phases; print the tables."""
+def arguments() -> argparse.Namespace:
+    """The command line's options."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=7)
     parser.add_argument(
@@ -358,7 +358,12 @@ def main() -> int:
         "library writes the hub's files)",
     )
     parser.add_argument("--scale", type=float, default=1.0, help="of the real sizes (quick runs)")
-    args = parser.parse_args()
+    return parser.parse_args()
+
+
+def main() -> int:
+    """Generate, serve, time the phases; print the tables."""
+    args = arguments()
     from tests.fixtures import hubserver
 
     items = [

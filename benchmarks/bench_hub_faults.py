@@ -212,39 +212,10 @@ def _set_up(name: str, client: str, hub, root: Path, home: Path) -> dict:
     elif name == "bytes past the file":
         hub.no_length.add(PATH)
         hub.extra[PATH] = b"x" * (4 << 20)
-    elif name.startswith("redirect"):
-        from tests.fixtures import hubserver
-
-        other, _ = hubserver.start(root)
-        other.commit, hub.token, hub.linked_headers = COMMIT, TOKEN, True
-        host = "localhost" if name.endswith("other host") else "127.0.0.1"
-        hub.redirect_to = other.url.replace("127.0.0.1", host)
-        plan["other"] = other
-    elif name.startswith("listing"):
-        for path in ("docs/a.parquet", "docs/b.parquet", "docs/c.parquet"):
-            _put(root, path)
-        hub.listing_page, hub.token, plan["listing"] = 1, TOKEN, "docs"
-        if name.endswith("loops"):
-            hub.next_loop = True
-        else:
-            from tests.fixtures import hubserver
-
-            other, _ = hubserver.start(root)
-            other.listing_page, hub.next_base, plan["other"] = 1, other.url, other
+    elif name.startswith(("redirect", "listing")):
+        plan.update(_second_hub(name, hub, root))
     elif name.startswith(("offline", "cached")) or name == "cache entry is a link":
-        if name != "offline, not cached":
-            _fetch(client, home)  # a first, good fetch
-        hub.requests.clear()
-        if name.startswith("offline"):
-            os.environ["HF_HUB_OFFLINE"] = "1"
-        elif name == "cached, network down":
-            os.environ["HF_ENDPOINT"] = f"http://127.0.0.1:{_free_port()}"
-        elif name == "cache entry is a link":
-            final = _final(client, home)
-            outside = home.parent / "outside.parquet"
-            outside.write_bytes(BODY[:-5] + b"!PAR1")
-            final.unlink()
-            final.symlink_to(outside)
+        _after_a_good_fetch(name, client, hub, home)
     elif name == "host does not resolve":
         _no_such_host()
     elif name == "connection refused":
@@ -252,6 +223,46 @@ def _set_up(name: str, client: str, hub, root: Path, home: Path) -> dict:
     if plan.get("other") is not None or name.startswith("listing"):
         os.environ["HF_TOKEN"] = TOKEN
     return plan
+
+
+def _second_hub(name: str, hub, root: Path) -> dict:
+    """Scenarios of a redirect or a listing page leading to another hub: the plan's
+    ``other`` (and ``listing``)."""
+    from tests.fixtures import hubserver
+
+    if name.startswith("redirect"):
+        other, _ = hubserver.start(root)
+        other.commit, hub.token, hub.linked_headers = COMMIT, TOKEN, True
+        host = "localhost" if name.endswith("other host") else "127.0.0.1"
+        hub.redirect_to = other.url.replace("127.0.0.1", host)
+        return {"other": other}
+    for path in ("docs/a.parquet", "docs/b.parquet", "docs/c.parquet"):
+        _put(root, path)
+    hub.listing_page, hub.token = 1, TOKEN
+    if name.endswith("loops"):
+        hub.next_loop = True
+        return {"listing": "docs"}
+    other, _ = hubserver.start(root)
+    other.listing_page, hub.next_base = 1, other.url
+    return {"listing": "docs", "other": other}
+
+
+def _after_a_good_fetch(name: str, client: str, hub, home: Path) -> None:
+    """Scenarios of a file cached by a first, good fetch (but "offline, not cached"), then
+    offline, without a network or replaced by a link."""
+    if name != "offline, not cached":
+        _fetch(client, home)
+    hub.requests.clear()
+    if name.startswith("offline"):
+        os.environ["HF_HUB_OFFLINE"] = "1"
+    elif name == "cached, network down":
+        os.environ["HF_ENDPOINT"] = f"http://127.0.0.1:{_free_port()}"
+    elif name == "cache entry is a link":
+        final = _final(client, home)
+        outside = home.parent / "outside.parquet"
+        outside.write_bytes(BODY[:-5] + b"!PAR1")
+        final.unlink()
+        final.symlink_to(outside)
 
 
 def _killed_then_fetched(client: str, hub, home: Path) -> Path:

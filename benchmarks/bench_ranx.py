@@ -41,6 +41,11 @@ def score_pairs(seed: int = 0) -> list[tuple[list[float], list[float]]]:
     return pairs
 
 
+def worst(a: list[float], b: list[float]) -> str:
+    """The largest difference of two lists of p-values, for the table."""
+    return f"{max(abs(x - y) for x, y in zip(a, b)):.1e}"
+
+
 def statistics_table() -> None:
     from ranx.statistical_tests import paired_student_t_test
     from scipy import stats
@@ -69,9 +74,6 @@ def statistics_table() -> None:
             "scipy": (stats.ttest_rel(same, same).pvalue, stats.wilcoxon(same, same).pvalue),
             "ranx": (paired_student_t_test(same, same)[0], math.nan),
         }
-
-    def worst(a: list[float], b: list[float]) -> str:
-        return f"{max(abs(x - y) for x, y in zip(a, b)):.1e}"
 
     print(f"{PAIRS:,} pairs of {QUERIES} per-query scores.\n")
     print("| | ir_bright | scipy.stats | ranx |")

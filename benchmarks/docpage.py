@@ -153,13 +153,33 @@ class _Tee(io.TextIOBase):
         self.stream.flush()
 
 
+def shown_arguments(arguments: list[str]) -> list[str]:
+    """The arguments as a reader can follow them: a path outside the checkout (a Python with
+    Pyserini, a JDK) is named by its option, ``--java-home <java-home>``; one inside it is
+    relative to it."""
+    shown, option = [], "path"
+    for argument in arguments:
+        name, equals, value = argument.partition("=")
+        path = value if equals else argument
+        if os.path.isabs(path):
+            if Path(path).resolve().is_relative_to(HERE.parent):
+                placeholder = str(Path(path).resolve().relative_to(HERE.parent))
+            else:
+                placeholder = f"<{(name if equals else option).lstrip('-')}>"
+            argument = f"{name}={placeholder}" if equals else placeholder
+        shown.append(argument)
+        option = argument if argument.startswith("-") else "path"
+    return shown
+
+
 def run(main: Callable[[], object], key: str) -> None:
     """Run a benchmark's ``main``; with ``--write-page``, also write its output as section
     ``key`` of the page."""
     write = FLAG in sys.argv[1:]
     if write:
         sys.argv.remove(FLAG)
-    command = "python " + shlex.join(["benchmarks/" + Path(sys.argv[0]).name, *sys.argv[1:]])
+    arguments = shown_arguments(sys.argv[1:])
+    command = "python " + shlex.join(["benchmarks/" + Path(sys.argv[0]).name, *arguments])
     started = dt.datetime.now(dt.timezone.utc)
     description = machine()
     tee = _Tee(sys.stdout)

@@ -42,6 +42,20 @@ def test_a_benchmark_run_with_write_page_writes_its_output_dated_with_the_machin
     assert " cores" in page and "Python " in page and "UTC at commit " in page
 
 
+def test_the_command_on_the_page_names_no_path_of_the_measuring_machine(docpage):
+    inside = str(ROOT / "README.md")
+    shown = docpage.shown_arguments(
+        ["--pyserini-python", "/opt/venv/bin/python", "--java-home=/usr/lib/jvm/jdk", inside, "3"]
+    )
+    assert shown == [
+        "--pyserini-python",
+        "<pyserini-python>",
+        "--java-home=<java-home>",
+        "README.md",
+        "3",
+    ]
+
+
 def test_a_section_is_replaced_and_the_others_kept_in_order(docpage):
     docpage.write_section("scoring", "scoring table", "stamp 1")
     docpage.write_section("docs", "first docs table", "stamp 2")

@@ -190,34 +190,10 @@ def summary(dataset_id: str) -> dict[str, int]:
     ``decodable_images`` and ``undecodable_images`` of the domain. Downloads what it needs.
     """
     domain, task = _parse(dataset_id)
-    parts = _domain(domain)
-    out: dict[str, int] = {}
     if task is None:
         return {"docs": _rows(file(DOCUMENTS, domain))}
-    if task in ("task1", "task2"):
-        out["docs"] = _rows(file(DOCUMENTS, domain))
-        config = EXAMPLES if task == "task1" else MULTIMODAL
-        qrels = list(TextQrels(domain, config).qrels_iter())
-    elif task == "task3":
-        out["docs"] = len(parts.doc_images.formats)
-        qrels = list(ImageQrels(domain).qrels_iter())
-        undecodable = set(parts.doc_images.undecodable)
-        positives = {q.doc_id for q in qrels}
-        out["orphan_positives"] = sum(
-            1 for p in positives if p not in parts.doc_images.formats and p not in undecodable
-        )
-        out["undecodable_positives"] = len(positives & undecodable)
-    else:
-        corpus = parts.pairs[_key_rules(declaration())[task]]
-        pairs = image_pairs = 0
-        for pid in corpus.pair_ids():
-            pairs += 1
-            image_pairs += not pid.endswith(NO_IMAGE)
-        out["docs"], out["image_pairs"] = pairs, image_pairs
-        judgements = task4_judgements(corpus)
-        qrels = judgements.qrels
-        out["orphan_positives"] = judgements.orphan_positives
-        out["undecodable_positives"] = judgements.undecodable_positives
+    parts = _domain(domain)
+    out, qrels = _corpus_counts(domain, task, parts)
     rows = query_rows(EXAMPLES if task == "task1" else MULTIMODAL, domain)
     out["queries"] = len(rows)
     out["scored_queries"] = len({q.query_id for q in qrels if q.relevance >= 0})
@@ -243,6 +219,36 @@ def summary(dataset_id: str) -> dict[str, int]:
         out["query_images_missing"] = missing
         out["query_images_undecodable"] = broken
     return out
+
+
+def _corpus_counts(domain: str, task: str, parts: _Domain) -> tuple[dict[str, int], list[Any]]:
+    """The counts of a task's corpus (``docs``, and the positives it lacks), and its qrels."""
+    out: dict[str, int] = {}
+    if task in ("task1", "task2"):
+        out["docs"] = _rows(file(DOCUMENTS, domain))
+        config = EXAMPLES if task == "task1" else MULTIMODAL
+        qrels = list(TextQrels(domain, config).qrels_iter())
+    elif task == "task3":
+        out["docs"] = len(parts.doc_images.formats)
+        qrels = list(ImageQrels(domain).qrels_iter())
+        undecodable = set(parts.doc_images.undecodable)
+        positives = {q.doc_id for q in qrels}
+        out["orphan_positives"] = sum(
+            1 for p in positives if p not in parts.doc_images.formats and p not in undecodable
+        )
+        out["undecodable_positives"] = len(positives & undecodable)
+    else:
+        corpus = parts.pairs[_key_rules(declaration())[task]]
+        pairs = image_pairs = 0
+        for pid in corpus.pair_ids():
+            pairs += 1
+            image_pairs += not pid.endswith(NO_IMAGE)
+        out["docs"], out["image_pairs"] = pairs, image_pairs
+        judgements = task4_judgements(corpus)
+        qrels = judgements.qrels
+        out["orphan_positives"] = judgements.orphan_positives
+        out["undecodable_positives"] = judgements.undecodable_positives
+    return out, qrels
 
 
 def _parse(dataset_id: str) -> tuple[str, str | None]:
