@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import importlib
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache, cached_property
 from importlib import resources
@@ -126,6 +126,23 @@ class Family:
     def collection(self) -> Mapping[str, Any]:
         """The documentation and facts of the whole benchmark."""
         return self.data["collection"]
+
+    def documentation(
+        self, pretty_name: str, desc: str, official_measures: Sequence[str] | None = None
+    ) -> dict[str, Any]:
+        """ir_datasets' documentation of one of the family's datasets: its name and
+        description, with the family's citation, website and official measures (or
+        ``official_measures``)."""
+        measures = (
+            self.collection["official_measures"] if official_measures is None else official_measures
+        )
+        return {
+            "pretty_name": pretty_name,
+            "desc": desc,
+            "bibtex": self.collection["bibtex"],
+            "official_measures": list(measures),
+            "website": self.collection["website"],
+        }
 
     @property
     def domains(self) -> Mapping[str, Mapping[str, Any]]:

@@ -290,30 +290,25 @@ def _dataset(family: Family, entry: Entry, task: _Task, docs: R2MedDocs) -> Data
     domain = family.domains[entry.domain]
     about = family.query_sets[entry.query_set]
     qrels_file = task.file(task.paths["qrels"])
-    doc = {
-        "pretty_name": f"{family.collection['pretty_name']} {domain['name']}",
-        "bibtex": family.collection["bibtex"],
-        "official_measures": list(family.collection["official_measures"]),
-        "website": family.collection["website"],
-    }
+    pretty_name = f"{family.collection['pretty_name']} {domain['name']}"
     counts = domain["counts"]
     metadata = {kind: {"count": counts[kind]} for kind in ("docs", "queries", "qrels")}
     if "method" not in about:
         queries = R2MedQueries(task, task.file(task.paths["queries"]), None)
-        doc["desc"] = f"{domain['name']}: {about['desc']}"
+        desc = f"{domain['name']}: {about['desc']}"
     else:
         file = task.expansion(about["method"], about["llm"])
         queries = R2MedQueries(task, file, _builder(family, about))
         base = entry.id.removesuffix(about["suffix"])
-        doc["pretty_name"] += f", {about['method']} queries by {about['llm']}"
-        doc["desc"] = _expansion_desc(family, about, file.path, base)
+        pretty_name += f", {about['method']} queries by {about['llm']}"
+        desc = _expansion_desc(family, about, file.path, base)
     files = [docs.docs_hub_files()[0], *queries.queries_hub_files(), qrels_file]
     return dataset(
         entry.id,
         docs,
         queries,
         R2MedQrels(qrels_file),
-        Documentation(doc),
+        Documentation(family.documentation(pretty_name, desc)),
         metadata=metadata,
         files=files,
     )

@@ -120,15 +120,11 @@ def _dataset(family: Family, entry: Entry, docs: ParquetDocs) -> Dataset:
     rows = _file(family, about["config"], entry.domain)
     excluded = family.protocol.exclusions
     queries = TempoQueries(rows, f"{family.namespace}/{entry.domain}")
-    collection = family.collection
     reasoning = f", {about['name']} reasoning as queries" if "name" in about else ""
-    documentation = {
-        "pretty_name": f"{collection['pretty_name']} {domain['name']}{reasoning}",
-        "desc": f"{domain['name']} (StackExchange posts). {about['desc']}",
-        "bibtex": collection["bibtex"],
-        "official_measures": list(collection["official_measures"]),
-        "website": collection["website"],
-    }
+    documentation = family.documentation(
+        f"{family.collection['pretty_name']} {domain['name']}{reasoning}",
+        f"{domain['name']} (StackExchange posts). {about['desc']}",
+    )
     metadata = {kind: {"count": domain["counts"][kind]} for kind in ("docs", "queries")}
     return dataset(
         entry.id,

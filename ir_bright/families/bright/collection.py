@@ -246,14 +246,11 @@ class _Base:
             "queries": {"count": counts["queries"]},
             "qrels": counts["long_qrels" if long else "qrels"],
         }
-        collection = family.collection
-        self.doc = {
-            "pretty_name": f"{collection['pretty_name']} {domain['name']} ({documents['name']})",
-            "desc": f"{domain['name']}: {domain['source']}. {documents['desc']}",
-            "bibtex": collection["bibtex"],
-            "official_measures": list(documents["official_measures"]),
-            "website": collection["website"],
-        }
+        self.doc = family.documentation(
+            f"{family.collection['pretty_name']} {domain['name']} ({documents['name']})",
+            f"{domain['name']}: {domain['source']}. {documents['desc']}",
+            documents["official_measures"],
+        )
         self.reason_files = {m: split.file(c) for m, c in split.reason_configs.items()}
         self.files = [split.file("examples"), self.docs_file]
 

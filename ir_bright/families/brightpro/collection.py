@@ -210,18 +210,14 @@ def datasets(family: Family) -> dict[str, Dataset]:
 
 def _dataset(family: Family, entry: Entry, docs: ProDocs, subset: frozenset[str] | None) -> Dataset:
     split, domain = entry.domain, family.domains[entry.domain]
-    collection = family.collection
     examples = _Examples(split, subset)
     aspects = ProAspects(examples)
     subset_name = ", agentic subset" if subset is not None else ""
     about = family.query_sets[entry.query_set]
-    documentation = {
-        "pretty_name": f"{collection['pretty_name']} {domain['name']}{subset_name}",
-        "desc": f"{domain['name']} (StackExchange posts). {about['desc']}",
-        "bibtex": collection["bibtex"],
-        "official_measures": list(collection["official_measures"]),
-        "website": collection["website"],
-    }
+    documentation = family.documentation(
+        f"{family.collection['pretty_name']} {domain['name']}{subset_name}",
+        f"{domain['name']} (StackExchange posts). {about['desc']}",
+    )
     files = ListedFiles([Split(config, split) for config in CONFIGS])
     metadata = {"queries": {"count": len(subset)}} if subset is not None else {}
     return dataset(

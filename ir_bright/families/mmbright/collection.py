@@ -96,17 +96,10 @@ def _domain_datasets(family: Family, name: str, ids: dict[str, str]) -> dict[str
     files = {config: file(config, name) for config in CONFIGS}
     base = ids["corpus"]
     text_docs = ParquetDocs(files[DOCUMENTS], base, count=counts["passages"])
-    collection = family.collection
 
     def doc(title: str, desc: str) -> Documentation:
         return Documentation(
-            {
-                "pretty_name": f"MM-BRIGHT {pretty}, {title}",
-                "desc": desc.format(domain=pretty),
-                "bibtex": collection["bibtex"],
-                "official_measures": list(collection["official_measures"]),
-                "website": collection["website"],
-            }
+            family.documentation(f"MM-BRIGHT {pretty}, {title}", desc.format(domain=pretty))
         )
 
     passages = {"docs": {"count": counts["passages"]}}
