@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fcntl
 import gzip
 import json
 import os
@@ -82,6 +83,19 @@ def descendants(pid: int) -> dict[int, str]:
         found.update(level)
         level = {k: v for child in level for k, v in children(child).items() if k not in found}
     return found
+
+
+def held_locks(folder: Path) -> list[str]:
+    """The lock files under ``folder`` that some open file holds (``flock``: another open
+    file cannot take them, whichever process holds them)."""
+    held = []
+    for path in folder.rglob("*.lock"):
+        with open(path, "rb") as probe:
+            try:
+                fcntl.flock(probe, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                held.append(path.name)
+    return held
 
 
 def alive(pid: int) -> bool:

@@ -16,7 +16,6 @@ destructor is printed and ignored: Python's rule, whoever's destructor.
 
 from __future__ import annotations
 
-import fcntl
 import gc
 import signal
 import sys
@@ -29,6 +28,7 @@ import ir_datasets
 import ir_bright  # noqa: F401 - registers the datasets
 from ir_bright.store import derived
 from ir_bright.store.lock import Lock, file_lock
+from tests.helpers import held_locks
 
 
 class SigintAt:
@@ -69,19 +69,6 @@ def interrupted_at(n: int, section: Callable[[], object]) -> tuple[SigintAt, Bas
     finally:
         sys.setprofile(None)
     return profiler, None
-
-
-def held_locks(folder: Path) -> list[str]:
-    """The lock files under ``folder`` some open file holds (another open file cannot take
-    them, whichever process holds them)."""
-    held = []
-    for path in folder.rglob("*.lock"):
-        with open(path, "rb") as probe:
-            try:
-                fcntl.flock(probe, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                held.append(path.name)
-    return held
 
 
 def leftovers(folder: Path) -> list[str]:

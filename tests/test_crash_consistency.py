@@ -12,7 +12,6 @@ so that every phase gets kills however many calls it makes.
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import json
 import os
@@ -24,6 +23,8 @@ import sys
 from pathlib import Path
 
 import pytest
+
+from tests.helpers import held_locks
 
 pytestmark = pytest.mark.slow
 
@@ -127,8 +128,8 @@ class Trial:
         return None
 
     def leftovers(self) -> list[str]:
-        """Temporary files and folders anywhere in the trial. (Lock files stay, as filelock
-        leaves them; :meth:`held_locks` says whether one blocks.)"""
+        """Temporary files and folders anywhere in the trial. (Lock files stay, as the cache's
+        lock leaves them; :meth:`held_locks` says whether one blocks.)"""
         found = []
         for folder in (self.home, self.out):
             for path in folder.rglob("*"):
@@ -137,15 +138,8 @@ class Trial:
         return sorted(found)
 
     def held_locks(self) -> list[str]:
-        """The cache's lock files that some process still holds (filelock's are ``flock``s)."""
-        held = []
-        for path in self.home.rglob("*.lock"):
-            with open(path, "rb") as lock:
-                try:
-                    fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                except BlockingIOError:
-                    held.append(path.name)
-        return held
+        """The cache's lock files that some process still holds."""
+        return held_locks(self.home)
 
 
 def kill_points(events: list[str], seed: int, trials: int) -> list[tuple[str, int]]:
