@@ -88,14 +88,17 @@ def machine() -> str:
 
 
 def revision() -> str:
-    """The commit measured, marked when the work tree differs from it."""
+    """The commit measured, marked when the work tree differs from it (the pages the
+    benchmarks write aside: a run of every script writes them one after the other)."""
 
     def git(*args: str) -> str:
         done = subprocess.run(["git", *args], cwd=HERE, capture_output=True, text=True, check=False)
         return done.stdout.strip() if done.returncode == 0 else ""
 
     commit = git("rev-parse", "--short", "HEAD") or "unknown"
-    return commit + (" with uncommitted changes" if git("status", "--porcelain") else "")
+    pages = [f":(top,exclude){page.relative_to(HERE.parent)}" for page in (PAGE, DECISIONS_PAGE)]
+    changed = git("status", "--porcelain", "--", ":(top)", *pages)
+    return commit + (" with uncommitted changes" if changed else "")
 
 
 def _markers(key: str) -> tuple[str, str]:
