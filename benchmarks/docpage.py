@@ -96,7 +96,11 @@ def revision() -> str:
         return done.stdout.strip() if done.returncode == 0 else ""
 
     commit = git("rev-parse", "--short", "HEAD") or "unknown"
-    pages = [f":(top,exclude){page.relative_to(HERE.parent)}" for page in (PAGE, DECISIONS_PAGE)]
+    pages = [
+        f":(top,exclude){page.relative_to(HERE.parent)}"
+        for page in (PAGE, DECISIONS_PAGE)
+        if page.is_relative_to(HERE.parent)
+    ]
     changed = git("status", "--porcelain", "--", ":(top)", *pages)
     return commit + (" with uncommitted changes" if changed else "")
 
