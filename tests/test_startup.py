@@ -202,3 +202,24 @@ print([m for m in built() if m.endswith(".collection")])
     at_import, after_use = proc.stdout.splitlines()
     assert at_import == "[]"
     assert after_use == "['ir_bright.families.bright.collection']"
+
+
+def freeze_count_after(code: str) -> int:
+    """How many objects a fresh interpreter has frozen out of garbage collection after
+    running ``code`` (``gc.freeze``)."""
+    probe = code + "\nimport gc, sys; print(gc.get_freeze_count(), file=sys.stderr)"
+    proc = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    return int(proc.stderr.splitlines()[-1])
+
+
+def test_the_command_run_inside_a_host_leaves_the_hosts_garbage_collection_alone():
+    assert freeze_count_after("from ir_bright.cli import main; main(['list'])") == 0
+
+
+def test_the_command_run_as_its_own_process_freezes_what_its_imports_made():
+    run_as_main = (
+        "import runpy, sys; sys.argv = ['ir-bright', 'list']\n"
+        "try:\n    runpy.run_module('ir_bright', run_name='__main__')\n"
+        "except SystemExit:\n    pass"
+    )
+    assert freeze_count_after(run_as_main) > 10_000

@@ -251,6 +251,16 @@ class BM25Index:
     ) -> list[tuple[str, float]]:
         """The ``depth`` best (doc id, score) for ``text``, excluded rows removed before the cut;
         a doc id the corpus holds on several rows is ranked once, by its first row."""
+        return list(zip(*self.ranking(text, depth, excluded, query_side)))
+
+    def ranking(
+        self,
+        text: str | None,
+        depth: int,
+        excluded: np.ndarray | None = None,
+        query_side: bool = False,
+    ) -> tuple[list[str], list[float]]:
+        """:meth:`search` as two lists: the doc ids, best first, and their scores."""
         scores = self._scores(analyze(text), query_side)
         if len(self._repeats):
             excluded = self._repeats if excluded is None else np.union1d(excluded, self._repeats)
@@ -258,8 +268,8 @@ class BM25Index:
             rows = top_rows(scores, depth, excluded, self.id_order, fill=False, overwrite=True)
         else:  # as the paper's code: a sort of the whole corpus, ties in corpus order
             rows = top_rows(scores, depth, excluded, overwrite=True)
-        ids = self.doc_ids.take(_arrow_rows(rows)).to_pylist()
-        return list(zip(ids, scores[rows].tolist()))
+        doc_ids = self._id_list
+        return [doc_ids[row] for row in rows.tolist()], scores[rows].tolist()
 
     def rows_of(self, doc_ids: Iterable[str]) -> np.ndarray:
         """Corpus rows of ``doc_ids`` (ids not in the corpus are skipped; an id the corpus
@@ -273,32 +283,25 @@ class BM25Index:
         """The rows whose doc id an earlier row holds: indexed (they count in N, the document
         frequencies and the average length, as in the benchmarks' code, which indexes every
         row) but never ranked, so each id is ranked once."""
-        import pyarrow.compute as pc
-
-        unique = pc.unique(self.doc_ids)
-        if len(unique) == len(self.doc_ids):
+        row_of, rows = self._row_of, len(self._id_list)
+        if len(row_of) == rows:
             return np.empty(0, dtype=np.int64)
-        position = pc.index_in(self.doc_ids, value_set=unique)
-        # the int32 buffer read directly: Array.to_numpy imports pandas (a fifth of a second)
-        values = position.buffers()[1]
-        assert values is not None and position.null_count == 0  # every id is in the set
-        rows = np.frombuffer(values, np.int32, len(position), position.offset * 4)
-        first = np.unique(rows, return_index=True)[1]
-        return np.setdiff1d(np.arange(len(position), dtype=np.int64), first)
+        first = np.fromiter(row_of.values(), dtype=np.int64, count=len(row_of))
+        return np.setdiff1d(np.arange(rows, dtype=np.int64), first)
 
     @cached_property
     def _row_of(self) -> dict[str, int]:
+        """Each doc id's first row."""
         row_of: dict[str, int] = {}
-        for row, doc_id in enumerate(self.doc_ids.to_pylist()):
+        for row, doc_id in enumerate(self._id_list):
             row_of.setdefault(doc_id, row)
         return row_of
 
-
-def _arrow_rows(rows: np.ndarray) -> pa.Array:
-    """``rows`` as an Arrow int64 array, from its buffer: ``pyarrow.array`` would import pandas
-    (a third of a second) to ask whether the numpy array is a pandas one."""
-    rows = np.ascontiguousarray(rows, dtype=np.int64)
-    return pa.Array.from_buffers(pa.int64(), len(rows), [None, pa.py_buffer(rows)])
+    @cached_property
+    def _id_list(self) -> list[str]:
+        """The doc ids as Python strings, converted once: a ranking's ids are taken from here
+        rather than converted from Arrow query by query."""
+        return self.doc_ids.to_pylist()
 
 
 def index_files(folder: Path) -> dict[str, Path]:

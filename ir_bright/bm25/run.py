@@ -12,6 +12,7 @@ Lucene's norms, as Pyserini).
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from itertools import count, repeat
 from typing import Any
 
 from ..registry import query_texts
@@ -19,6 +20,8 @@ from ..runs.write import RankedDoc
 from ..scoring.scorer import excluded_docs
 from .cache import index_for
 from .params import DEFAULT_PARAMS, BM25Params, official_mode
+
+_ranked_doc = tuple.__new__  # a RankedDoc from its fields with no Python call per line
 
 
 def retrieve(
@@ -41,7 +44,6 @@ def retrieve(
     index = index_for(dataset, params, progress=progress)
     for query_id, text in bar_of(progress, iterable=queries, unit="query", desc="BM25 retrieval"):
         rows = index.rows_of(excluded.get(query_id, ()))
-        for rank, (doc_id, score) in enumerate(
-            index.search(text, depth, rows, query_side=query_side), start=1
-        ):
-            yield RankedDoc(query_id, doc_id, rank, score)
+        ids, scores = index.ranking(text, depth, rows, query_side=query_side)
+        lines = zip(repeat(query_id), ids, count(1), scores)
+        yield from map(_ranked_doc, repeat(RankedDoc), lines)

@@ -9,8 +9,8 @@ accepts one.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Iterator, Mapping
+from math import isfinite
 from typing import IO, NamedTuple
 
 from ..errors import RunFormatError
@@ -49,12 +49,12 @@ def write_trec(ranked: Iterable[RankedDoc], out: IO[str], tag: str) -> int:
     :func:`check_tag`, every score finite); return the number written."""
     check_tag(tag)
     written = 0
-    for doc in ranked:
-        if not math.isfinite(doc.score):
+    for query_id, doc_id, rank, score in ranked:
+        if not isfinite(score):
             raise RunFormatError(
-                f"query {doc.query_id!r} doc {doc.doc_id!r}: score {doc.score} is not finite, "
+                f"query {query_id!r} doc {doc_id!r}: score {score} is not finite, "
                 "which no run may hold (no scorer reads it)"
             )
-        out.write(f"{doc.query_id} Q0 {doc.doc_id} {doc.rank} {doc.score!r} {tag}\n")
+        out.write(f"{query_id} Q0 {doc_id} {rank} {score!r} {tag}\n")
         written += 1
     return written
