@@ -1,11 +1,12 @@
 """The BM25 worker pool vs ``concurrent.futures`` and ``multiprocessing.Pool``: how each ends.
 
-A parent process starts a pool of 2 spawned workers, hands each a 30-second task, and is then
+A parent process starts a pool of 2 worker processes, hands each a 30-second task, and is then
 sent a signal: SIGTERM (a scheduler or ``kill``), SIGINT to its process group (Ctrl-C) or SIGKILL
 (the out-of-memory killer). Measured: the seconds until the parent is gone, and how many
 processes of its group (workers, resource trackers) are still alive 3 s after the signal. A last
 case runs each pool from a script without ``if __name__ == "__main__":``, as a user's plain
-script is written: spawned workers import the script again.
+script is written: spawned workers import the script again, ir_bright's (fresh interpreters
+running its own worker module) do not.
 
     python benchmarks/bench_workers.py
 """
@@ -25,7 +26,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 POOLS = {
-    "ir_bright": "ir_bright's `Workers` (a pipe each)",
+    "ir_bright": "ir_bright's `Workers` (fresh interpreters, a socket pair each)",
     "futures": "`concurrent.futures.ProcessPoolExecutor` (spawn)",
     "pool": "`multiprocessing.Pool` (spawn)",
 }
@@ -148,7 +149,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         print(
-            f"2 spawned workers, each in a 30 s task, then the signal; 'left': processes of the "
+            f"2 workers, each in a 30 s task, then the signal; 'left': processes of the "
             f"parent's group still alive {SETTLE_S:.0f} s after it.\n"
         )
         print("| pool | " + " | ".join(SIGNALS.values()) + " | a plain script, unguarded |")

@@ -238,7 +238,7 @@ def test_unusable_run_files_exit_2_with_one_line(dataset, tmp_path, cli, content
 
 
 def test_a_folder_or_an_unreadable_run_file_exits_2(dataset, tmp_path, cli, monkeypatch):
-    from ir_bright.runs import files as runs
+    from ir_bright.runs import run_file as runs
 
     assert_one_line_error(*cli("evaluate", TEST_ID, tmp_path), "is a folder, not a run file")
     path = write_run(tmp_path / "secret.run", RUN)

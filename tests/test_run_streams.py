@@ -19,8 +19,8 @@ import ir_bright  # noqa: F401
 from ir_bright.cli import main
 from ir_bright.errors import RunFormatError
 from ir_bright.runs import RunFile, max_run_bytes, max_run_entries, read_run, read_run_parts
-from ir_bright.runs import files as run_files
 from ir_bright.runs import read as runs_read
+from ir_bright.runs import run_file as run_files
 from ir_bright.runs.bounds import MAX_RUN_ENTRIES
 from ir_bright.scoring import Scorer
 from tests import protocol

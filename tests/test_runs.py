@@ -17,9 +17,9 @@ from ir_measures import AP, RR, Qrel, R, ScoredDoc, nDCG
 import ir_bright  # noqa: F401  (registers Official with ir_measures)
 from ir_bright.errors import RunFormatError
 from ir_bright.measures import Official
-from ir_bright.runs import files as run_files
 from ir_bright.runs import inflate, read_run
 from ir_bright.runs import read as runs
+from ir_bright.runs import run_file as run_files
 from ir_bright.scoring import Scorer, evaluate
 from tests import protocol
 

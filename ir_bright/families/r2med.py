@@ -34,8 +34,8 @@ from .. import hub, lazy
 from ..errors import CacheError
 from ..records import R2MedExpandedQuery
 from ..store.docs import ParquetDocs
+from ..store.json_rows import RewrittenCorpus, doc_batches, field, json_rows, write_docs
 from ..store.parquet import BATCH_ROWS, read_batches
-from ..store.rows import RewrittenCorpus, doc_batches, field, json_rows, write_docs
 from .components import Documentation, collection_root, dataset
 from .declaration import Entry, Family
 

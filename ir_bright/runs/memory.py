@@ -11,7 +11,7 @@ from operator import attrgetter, contains
 from typing import Any
 
 from ..errors import RunFormatError
-from .rows import FLOATS, NUL, NUL_WHY, CheckedRun, Rows, refuse_nul_ids, score, scores
+from .entries import FLOATS, NUL, NUL_WHY, CheckedRun, Rows, refuse_nul_ids, score, scores
 
 RUN_COLUMNS = (("query_id", "doc_id", "score"), ("qid", "docno", "score"))
 """The column names a run DataFrame may use: ir_measures' or PyTerrier's."""
@@ -55,7 +55,7 @@ def refuse_nul(ranked: Mapping[Any, Mapping[Any, Any]], name: str) -> None:
 
     pytrec_eval reads ids as C strings, so ``doc\\0junk`` would score as ``doc``. The check
     joins the ids (C speed); ids that are not text are left to the scorer to refuse; a
-    :class:`~ir_bright.runs.rows.CheckedRun` was checked when it was read.
+    :class:`~ir_bright.runs.entries.CheckedRun` was checked when it was read.
     """
     if isinstance(ranked, CheckedRun):
         return

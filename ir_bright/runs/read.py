@@ -47,9 +47,9 @@ from typing import Any
 from ir_measures import ScoredDoc
 
 from ..errors import RunFormatError
-from .files import STDIN, RunFile, plain_chunks
+from .entries import CheckedRun, Rows, add_span, query_spans
 from .memory import frame_rows, read_mapping, record_rows
-from .rows import CheckedRun, Rows, add_span, query_spans
+from .run_file import STDIN, RunFile, plain_chunks
 from .text import block_rows, line_blocks
 
 PART_ENTRIES = 1 << 17
@@ -61,7 +61,7 @@ def read_run(run: Any, name: str | None = None) -> CheckedRun:
 
     Raises :class:`~ir_bright.errors.RunFormatError` for malformed lines (with file and line
     number), non-finite scores, repeated (query, doc) pairs and ids a scorer would misread.
-    ``run`` may also be a :class:`~ir_bright.runs.files.RunFile`, read from its start.
+    ``run`` may also be a :class:`~ir_bright.runs.run_file.RunFile`, read from its start.
     """
     name = name or run_label(run)
     if isinstance(run, Mapping):
@@ -81,7 +81,7 @@ class QueriesNotGrouped(RunFormatError):
 
 def streamable(run: Any) -> bool:
     """Whether ``run`` names a run file :func:`read_run_parts` can read (a path or ``-``,
-    not run text); open it as a :class:`~ir_bright.runs.files.RunFile` to read it again
+    not run text); open it as a :class:`~ir_bright.runs.run_file.RunFile` to read it again
     should its queries turn out not to be grouped (a pipe or stdin is read again from a copy).
     """
     if isinstance(run, str):
@@ -94,7 +94,7 @@ def streamable(run: Any) -> bool:
 def read_run_parts(
     path: str | os.PathLike[str] | RunFile, part_entries: int | None = None
 ) -> Iterator[CheckedRun]:
-    """A run file (a path, ``-`` for stdin, or a :class:`~ir_bright.runs.files.RunFile`) read
+    """A run file (a path, ``-`` for stdin, or a :class:`~ir_bright.runs.run_file.RunFile`) read
     strictly, as :func:`read_run` reads it, in consecutive parts of whole queries (about
     ``part_entries`` entries each, :data:`PART_ENTRIES` by default), so a scorer holds one
     part at a time, whether the run comes from a file, a pipe or stdin.

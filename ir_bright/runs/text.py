@@ -16,7 +16,7 @@ from operator import itemgetter
 
 from ..errors import RunFormatError
 from .bounds import LINE_FORMAT, MAX_LINE_BYTES, long_line, max_run_entries, too_many
-from .rows import NUL, Rows, score
+from .entries import NUL, Rows, score
 
 UTF8_BOM = b"\xef\xbb\xbf"
 _SNIFF = 8192  # a NUL in the first bytes means a binary file, not a damaged line

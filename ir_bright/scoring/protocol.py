@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING, Any
 
 from ..families.declaration import OFFICIAL_DEPTH
 from ..runs.columns import run_columns
+from ..runs.entries import CheckedRun, query_spans
 from ..runs.memory import refuse_nul
 from ..runs.order import best
-from ..runs.rows import CheckedRun, query_spans
 
 if TYPE_CHECKING:
     from ir_measures.measures.base import Measure

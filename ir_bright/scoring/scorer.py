@@ -29,7 +29,6 @@ from ir_measures import Measure
 
 from .. import judgements, registry
 from ..errors import IrBrightError, MeasureError, RunFormatError
-from ..runs.files import RunFile
 from ..runs.memory import frame_columns
 from ..runs.read import (
     QueriesNotGrouped,
@@ -39,6 +38,7 @@ from ..runs.read import (
     scored_docs,
     streamable,
 )
+from ..runs.run_file import RunFile
 from .diagnosis import SAMPLE_PAIRS, likely_dataset, unjudged_run, wrong_dataset
 from .evaluator import OfficialEvaluator, RunParts
 from .official import Official

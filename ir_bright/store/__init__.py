@@ -4,7 +4,8 @@ cache files, counts, and the validation of hub files.
 Modules: :mod:`.parquet` (reading), :mod:`.arrow` with :mod:`.arrow_file` and
 :mod:`.arrow_mapped` (the Arrow store), :mod:`.docs` (ir_datasets docs components),
 :mod:`.derived` (how a derived file is written, checked and rebuilt), :mod:`.counts`,
-:mod:`.schema` (hub files checked before use).
+:mod:`.schema` (hub files checked before use), :mod:`.json_rows` (JSON rows files, corpora
+rewritten into parquet).
 
 The names below are importable from the package; each module is loaded on first use of one
 of its names (the package itself imports none of them).

@@ -29,8 +29,15 @@ from typing import TYPE_CHECKING, Any
 
 from ... import hub
 from ...errors import DownloadError
+from ...store.json_rows import (
+    RewrittenCorpus,
+    doc_batches,
+    docs_schema,
+    field,
+    json_rows,
+    write_docs,
+)
 from ...store.parquet import open_parquet
-from ...store.rows import RewrittenCorpus, doc_batches, docs_schema, field, json_rows, write_docs
 from ...store.schema import QUERY_ID, TEXT, Column, checked_batches, checked_rows
 from ..declaration import family
 

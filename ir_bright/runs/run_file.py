@@ -21,8 +21,8 @@ from typing import IO, Any
 
 from ..errors import RunFormatError
 from .bounds import BLOCK_BYTES, max_run_bytes, too_big
+from .entries import Rows
 from .inflate import GZIP_MAGIC, gzip_chunks
-from .rows import Rows
 from .text import block_rows, line_blocks
 
 STDIN = "-"
