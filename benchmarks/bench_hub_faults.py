@@ -123,13 +123,17 @@ def _start_hub(root: Path):
     return state
 
 
+def _hub_file(pinned: bool = True):
+    """ir_bright's description of the file (pinned: its size and md5 known beforehand)."""
+    from ir_bright.hub import HubFile
+
+    pins = {"size": len(BODY), "md5": hashlib.md5(BODY).hexdigest()} if pinned else {}
+    return HubFile(repo=REPO, path=PATH, namespace="ns", cache_path="split.parquet", **pins)
+
+
 def _fetch(client: str, home: Path, pinned: bool = True) -> Path:
     if client == "ir_bright":
-        from ir_bright.hub import HubFile
-
-        pins = {"size": len(BODY), "md5": hashlib.md5(BODY).hexdigest()} if pinned else {}
-        file = HubFile(repo=REPO, path=PATH, namespace="ns", cache_path="split.parquet", **pins)
-        return file.fetch()
+        return _hub_file(pinned).fetch()
     from huggingface_hub import hf_hub_download
 
     local = hf_hub_download(REPO, PATH, repo_type="dataset", revision="main", local_dir=home / "ns")
@@ -137,7 +141,9 @@ def _fetch(client: str, home: Path, pinned: bool = True) -> Path:
 
 
 def _final(client: str, home: Path) -> Path:
-    return home / "ns" / ("split.parquet" if client == "ir_bright" else PATH)
+    """Where the client caches the file (ir_bright: where the file says, under
+    ``IR_DATASETS_HOME``, which the scenario sets to ``home``)."""
+    return Path(_hub_file().local_path) if client == "ir_bright" else home / "ns" / PATH
 
 
 def _list(client: str, home: Path, folder: str) -> list[str]:

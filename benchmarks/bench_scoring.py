@@ -266,14 +266,16 @@ def bench_shape(shape: str, repeats: int, folder: Path) -> list[str]:
 
 # -- the command line -------------------------------------------------------------------------
 
-CLI_DATASET = ("bright/aops", "examples", "aops")
+CLI_DATASET = ("bright/aops", "examples/aops-00000-of-00001.parquet")
 
 
 def write_examples(home: Path, qrels) -> None:
     """The qrels as BRIGHT's ``examples`` parquet, cached under ``home`` as the hub's copy."""
+    dataset, path = CLI_DATASET
     code = (
-        "from ir_bright.families.bright import collection; "
-        f"print(collection._file({CLI_DATASET[1]!r}, {CLI_DATASET[2]!r}).local_path)"
+        "import ir_datasets; from ir_bright.inventory import hub_files; "
+        f"files = hub_files(ir_datasets.load({dataset!r})); "
+        f"print(next(f.local_path for f in files if f.path == {path!r}))"
     )
     env = {**os.environ, "IR_DATASETS_HOME": str(home)}
     target = Path(subprocess.check_output([sys.executable, "-c", code], env=env, text=True).strip())
