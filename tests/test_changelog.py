@@ -9,7 +9,7 @@ from pathlib import Path
 from ir_bright.bm25 import index
 from ir_bright.families.bright import adjusted
 from ir_bright.families.mmbright import images
-from ir_bright.store import counts, rows, schema
+from ir_bright.store import counts, json_rows, schema
 from ir_bright.store.arrow_file import StoreFile
 
 CHANGELOG = Path(__file__).resolve().parent.parent / "CHANGELOG.md"
@@ -29,5 +29,5 @@ def test_the_changelog_table_gives_every_cache_format_its_current_version():
         index.INDEX_KIND: index.INDEX_VERSION,
         adjusted.KIND: adjusted.VERSION,
         counts.KIND: counts.VERSION,
-        rows.REWRITTEN_KIND: rows.REWRITTEN_VERSION,
+        json_rows.REWRITTEN_KIND: json_rows.REWRITTEN_VERSION,
     }
