@@ -13,6 +13,7 @@ running its own worker module) do not.
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import json
 import os
@@ -146,6 +147,8 @@ def unguarded(kind: str, folder: Path) -> str:
 
 
 def main() -> int:
+    """Signal each pool in turn, run each from a plain script; print the table."""
+    argparse.ArgumentParser(description=__doc__.splitlines()[0]).parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         print(
