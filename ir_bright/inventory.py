@@ -182,7 +182,8 @@ def describe(dataset_id: str) -> dict[str, Any]:
     ``name``, ``description``, ``official_measures``, ``website``, ``bibtex`` (the citation of
     its family's papers, or None), ``protocol`` (of its family:
     ``exclusions``, ``depth``, ``measure``, ``query_side``; None outside ir_bright's families),
-    ``counts``, ``files``
+    ``scored_by`` (the commands that score runs for it: ``RUN`` a run file, ``RUNS`` a folder
+    of runs), ``counts``, ``files``
     (path, url, size, cached, local_path, damaged, provenance: see
     :func:`ir_bright.hub.fetch_records.file_provenance`), ``bm25_indexes`` and, where they apply,
     ``summary`` and ``adjusted_qrels``."""
@@ -190,6 +191,7 @@ def describe(dataset_id: str) -> dict[str, Any]:
 
     from . import registry
     from .families import protocol_of
+    from .families.advice import scoring_commands
 
     dataset = registry.load(dataset_id)
     protocol = protocol_of(dataset_id)
@@ -202,10 +204,11 @@ def describe(dataset_id: str) -> dict[str, Any]:
         "id": dataset_id,
         "name": doc.get("pretty_name"),
         "description": doc.get("desc"),
-        "official_measures": list(doc.get("official_measures") or []),
+        "official_measures": list(doc.get("official_measures") or _family_measures(dataset_id)),
         "website": doc.get("website"),
         "bibtex": doc.get("bibtex"),
         "protocol": asdict(protocol) if protocol is not None else None,
+        "scored_by": scoring_commands(dataset_id, dataset.has_qrels()),
         "counts": counts(dataset),
         "files": [_file_state(file) for file in files],
         "bm25_indexes": _bm25_indexes(dataset),
@@ -217,6 +220,16 @@ def describe(dataset_id: str) -> dict[str, Any]:
     if adjusted is not None:
         info["adjusted_qrels"] = adjusted
     return info
+
+
+def _family_measures(dataset_id: str) -> list[str]:
+    """The official measures of the family whose own id ``dataset_id`` is (none otherwise)."""
+    from .families import family_of
+
+    found = family_of(dataset_id)
+    if found is None or found.namespace != dataset_id:
+        return []
+    return list(found.collection.get("official_measures") or [])
 
 
 def _file_state(file: Any) -> dict[str, Any]:

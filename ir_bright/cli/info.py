@@ -53,14 +53,18 @@ def _provenance_lines(facts: dict[str, Any] | None) -> list[str]:
     ]
 
 
-def _protocol_line(protocol: dict[str, Any]) -> str:
-    """The family's protocol in one line: exclusions, run depth, official BM25."""
+def _protocol_line(protocol: dict[str, Any], dataset_id: str) -> str:
+    """The family's protocol in one line: exclusions, run depth, official BM25 (the command
+    that makes it for ``dataset_id``)."""
+    from ..families.advice import bm25_command
+
     excluded = protocol["exclusions"]
     exclusions = f"each query's {excluded} removed" if excluded else "no exclusions"
     weighting = "query-side" if protocol["query_side"] else "bag of words"
     return (
         f"protocol: {exclusions}; official runs {protocol['depth']} deep; headline "
-        f"{protocol['measure']}; `ir-bright bm25` is the official BM25 ({weighting})"
+        f"{protocol['measure']}; `{bm25_command(dataset_id)}` makes the official BM25 run "
+        f"({weighting})"
     )
 
 
@@ -96,9 +100,12 @@ def _text(info: dict[str, Any]) -> list[str]:
     if info["website"]:
         lines.append(f"website: {info['website']}")
     measures = ", ".join(info["official_measures"]) or "none named"
-    lines.append(f"official measures: {measures} (scored by `ir-bright evaluate {info['id']} RUN`)")
+    scored_by = "; ".join(f"`{command}`" for command in info["scored_by"])
+    lines.append(
+        f"official measures: {measures}" + (f" (scored by {scored_by})" if scored_by else "")
+    )
     if info["protocol"] is not None:
-        lines.append(_protocol_line(info["protocol"]))
+        lines.append(_protocol_line(info["protocol"], info["id"]))
     lines.append(
         "counts: " + ", ".join(f"{k} {'?' if v is None else v}" for k, v in info["counts"].items())
     )

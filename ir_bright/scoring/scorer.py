@@ -30,6 +30,7 @@ from ir_measures import Measure
 
 from .. import judgements, registry
 from ..errors import IrBrightError, MeasureError, RunFormatError
+from ..families.advice import family_refusal
 from ..runs.memory import frame_columns
 from ..runs.read import (
     QueriesNotGrouped,
@@ -128,6 +129,9 @@ class Scorer:
         force: bool = False,
     ):
         self.force = force
+        refusal = family_refusal(dataset) if isinstance(dataset, str) else None
+        if refusal is not None:
+            raise IrBrightError(refusal)
         self.dataset = registry.load(dataset)
         self.label = dataset if isinstance(dataset, str) else _label(self.dataset)
         inner = official_measures(self.dataset) if measures is None else parse_measures(measures)
