@@ -14,7 +14,7 @@ import ir_bright  # noqa: F401 - registers the ids
 from ir_bright import registry
 from ir_bright.errors import ChecksumError, DatasetNotFoundError
 from tests.fixtures import revisions_hub
-from tests.fixtures.bright_hub import REPO, repo_path
+from tests.fixtures.bright_hub import repo_path
 from tests.fixtures.revisions_hub import NEW, OLD
 
 
@@ -171,3 +171,104 @@ def test_official_scores_at_each_revision_equal_pytrec_eval_without_its_exclusio
         scored = [ir_measures.ScoredDoc(*entry) for entry in run]
         got = ir_bright.evaluate(scored, f"bright/{split}@{alias}", ["nDCG@10"])
         assert got["nDCG@10"] == pytest.approx(expected)
+
+
+TEMPO_DOCS = "f9df06c05688225e37701974d23c8e3c5d4efaf6"  # TEMPO's declared pins: documents,
+TEMPO_EXAMPLES = "1dba7027d0afa628993c6dd794e9b68c657a6fac"  # and everything else
+
+
+@pytest.fixture
+def tempo_two(tempo, hub, hub_root):
+    """The fixture TEMPO served at both commits its declaration pins (the same files)."""
+    import shutil
+
+    for commit in (TEMPO_DOCS, TEMPO_EXAMPLES):
+        shutil.copytree(hub_root / "tempo26", hub_root / commit / "tempo26")
+    hub.revisions = {"main": TEMPO_EXAMPLES, TEMPO_DOCS: TEMPO_DOCS}
+    hub.listing = True
+    return tempo
+
+
+def test_the_two_commits_tempo_pins_on_purpose_raise_no_mixed_warning(tempo_two, hub, caplog):
+    dataset = registry.load("tempo/economics")
+    list(dataset.docs_iter()), list(dataset.qrels_iter())
+    assert {commit for commit, _ in hub.fetched} == {TEMPO_DOCS, TEMPO_EXAMPLES}
+    assert "results mix them" not in caplog.text
+    from ir_bright.provenance import dataset_provenance
+
+    about = dataset_provenance("tempo/economics", ("docs", "qrels"))
+    assert about["mixed_commits"] is False and about["commit"] is None
+
+
+def test_a_revision_of_tempo_reads_every_file_at_that_commit(tempo_two, hub):
+    dataset = registry.load("tempo/economics@negatives")
+    list(dataset.docs_iter()), list(dataset.qrels_iter())
+    assert {commit for commit, _ in hub.fetched} == {TEMPO_EXAMPLES}
+
+
+def test_verify_hub_accepts_tempos_files_the_hub_publishes(tempo, hub, monkeypatch):
+    monkeypatch.setenv("IR_BRIGHT_VERIFY", "hub")
+    hub.listing = True
+    assert list(ir_datasets.load("tempo/law").queries_iter())
+
+
+def test_a_pin_mismatch_says_the_value_is_the_declarations(tempo, monkeypatch):
+    monkeypatch.setenv("IR_BRIGHT_VERIFY", "1")
+    with pytest.raises(ChecksumError) as error:
+        list(ir_datasets.load("tempo/law").queries_iter())
+    message = str(error.value)
+    assert f"the declaration pins (for revision {TEMPO_EXAMPLES})" in message
+    assert "hub publishes" not in message
+
+
+def test_a_hub_mismatch_says_the_value_is_the_hubs(tempo, hub, monkeypatch):
+    from tests.fixtures.tempo_hub import repo_path as tempo_path
+
+    monkeypatch.setenv("IR_BRIGHT_VERIFY", "hub")
+    hub.listing = True
+    hub.corrupt.add(tempo_path("examples", "law"))
+    with pytest.raises(
+        ChecksumError, match=r"the hub publishes \w+ at 1dba702\w+ \(no declared pin\)"
+    ):
+        list(ir_datasets.load("tempo/law").queries_iter())
+
+
+def test_provenance_names_the_commit_and_alias(two):
+    from ir_bright.provenance import dataset_provenance
+
+    list(ir_datasets.load("bright/biology@mteb-v1").qrels_iter())
+    about = dataset_provenance("bright/biology@mteb-v1")
+    assert about["dataset"] == "bright/biology@mteb-v1"
+    assert (about["commit"], about["alias"]) == (OLD, "mteb-v1")
+    assert about["known_as"] == "MTEB BRIGHT (first task)" and not about["mixed_commits"]
+    (file,) = about["files"]
+    assert (file["commit"], file["alias"], file["pin"]["source"]) == (OLD, "mteb-v1", "hub listing")
+
+
+def test_commands_take_ids_at_a_revision(two, cli, tmp_path):
+    rows = two[OLD]["biology"]
+    run = tmp_path / "run.trec"
+    run.write_text(
+        "".join(f"{row['id']} Q0 {row['gold_ids'][0]} 1 1.0 r\n" for row in rows["examples"])
+    )
+    outcome = cli("evaluate", "bright/biology@mteb-v1", run, "--format", "json")
+    assert outcome.status == 0, outcome.err
+    scored = json.loads(outcome.out)
+    (dataset,) = scored["provenance"]["datasets"]
+    assert (dataset["dataset"], dataset["commit"], dataset["alias"]) == (
+        "bright/biology@mteb-v1",
+        OLD,
+        "mteb-v1",
+    )
+    outcome = cli("info", "bright/biology@mteb-v1", "--format", "json")
+    assert outcome.status == 0 and json.loads(outcome.out)["id"] == "bright/biology@mteb-v1"
+    assert cli("download", "bright/aops@mteb-v1").status == 0
+
+
+@pytest.mark.pyterrier
+def test_pyterrier_takes_ids_at_a_revision(two):
+    pt = pytest.importorskip("pyterrier")
+    topics = pt.get_dataset("bright:bright/biology@mteb-v1").get_topics()
+    assert list(topics["qid"]) == [row["id"] for row in two[OLD]["biology"]["examples"]]
+    short = pt.get_dataset("bright:biology@mteb-v1.1").get_topics()
+    assert list(short["qid"]) == [row["id"] for row in two[NEW]["biology"]["examples"]]
