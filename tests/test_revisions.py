@@ -272,3 +272,20 @@ def test_pyterrier_takes_ids_at_a_revision(two):
     assert list(topics["qid"]) == [row["id"] for row in two[OLD]["biology"]["examples"]]
     short = pt.get_dataset("bright:biology@mteb-v1.1").get_topics()
     assert list(short["qid"]) == [row["id"] for row in two[NEW]["biology"]["examples"]]
+
+
+def test_a_family_of_one_repository_per_dataset_takes_a_revision_per_dataset(r2med, hub, cli):
+    hub.commit = "c" * 40  # what the hub's revision API answers for main
+    dataset = registry.load("r2med/biology@main")
+    assert dataset.revision() == {"asked": "main", "commit": "c" * 40, "alias": "main"}
+    assert [q.query_id for q in dataset.queries_iter()] == [
+        q["id"] for q in r2med["Biology"]["query"]
+    ]
+    assert all(f"/resolve/{'c' * 40}/" in url for url in [f.url for f in dataset.hub_files()])
+    outcome = cli("info", "r2med@main")
+    assert outcome.status == 2 and "r2med/biology@<commit>" in outcome.err
+
+
+def test_a_family_whose_module_reads_one_revision_refuses_others(cli):
+    outcome = cli("info", "mm-bright/academia/task1@main")
+    assert outcome.status == 2 and "give the id without @" in outcome.err

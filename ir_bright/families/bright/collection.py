@@ -35,6 +35,10 @@ from .adjusted import Adjustments
 
 logger = logging.getLogger(__name__)
 
+READS_REVISIONS = True
+"""Its datasets read every hub file from the family they are built from, so a family at a
+revision (:meth:`~ir_bright.families.Family.at`) reads that revision."""
+
 # The five *_reason fields of BrightQuery, in field order, and the model each one holds.
 REASON_FIELDS = {
     "gemini_1_0_reason": "gemini-1.0",
