@@ -207,6 +207,7 @@ def describe(dataset_id: str) -> dict[str, Any]:
         "bibtex": doc.get("bibtex"),
         "protocol": asdict(protocol) if protocol is not None else None,
         "counts": counts(dataset),
+        "revision": revision_of(dataset_id, dataset),
         "files": [_file_state(file) for file in files],
         "bm25_indexes": _bm25_indexes(dataset),
     }
@@ -217,6 +218,32 @@ def describe(dataset_id: str) -> dict[str, Any]:
     if adjusted is not None:
         info["adjusted_qrels"] = adjusted
     return info
+
+
+def revision_of(dataset_id: str, dataset: Any) -> dict[str, Any] | None:
+    """The revision a dataset reads (``asked``, ``commit``, ``alias``: the ``@`` of its id, or
+    its family's declared one) and the ``known`` revisions of its family (``alias``,
+    ``commit``, ``known_as``); None outside ir_bright's families."""
+    from .families import family_of
+
+    found = family_of(dataset_id)
+    if found is None:
+        return None
+    known = found.data["hub"].get("known_revisions", {}).get("revisions", ())
+    asked = getattr(dataset, "revision", None)
+    if callable(asked):
+        current = asked()
+    else:
+        commit = found.data["hub"].get("revision")
+        names = {commit: alias for alias, commit in found.aliases().items()}
+        current = {"asked": None, "commit": commit, "alias": names.get(commit)}
+    return {
+        **current,
+        "known": [
+            {key: revision.get(key) for key in ("alias", "commit", "known_as")}
+            for revision in known
+        ],
+    }
 
 
 def _file_state(file: Any) -> dict[str, Any]:

@@ -261,7 +261,14 @@ def test_commands_take_ids_at_a_revision(two, cli, tmp_path):
         "mteb-v1",
     )
     outcome = cli("info", "bright/biology@mteb-v1", "--format", "json")
-    assert outcome.status == 0 and json.loads(outcome.out)["id"] == "bright/biology@mteb-v1"
+    info = json.loads(outcome.out)
+    assert outcome.status == 0 and info["id"] == "bright/biology@mteb-v1"
+    assert (info["revision"]["commit"], info["revision"]["alias"]) == (OLD, "mteb-v1")
+    assert {r["alias"] for r in info["revision"]["known"]} == {"mteb-v1", "mteb-v1.1"}
+    (examples,) = [f for f in info["files"] if f["path"] == repo_path("examples", "biology")]
+    assert examples["provenance"]["alias"] == "mteb-v1"
+    text = cli("info", "bright/biology").out
+    assert f"revision: {NEW} (mteb-v1.1)" in text and f"mteb-v1: {OLD}" in text
     assert cli("download", "bright/aops@mteb-v1").status == 0
 
 
