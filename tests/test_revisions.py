@@ -296,3 +296,20 @@ def test_a_family_of_one_repository_per_dataset_takes_a_revision_per_dataset(r2m
 def test_a_family_whose_module_reads_one_revision_refuses_others(cli):
     outcome = cli("info", "mm-bright/academia/task1@main")
     assert outcome.status == 2 and "give the id without @" in outcome.err
+
+
+def test_derived_caches_are_per_revision(two, cli, tmp_path, isolated_home):
+    pytest.importorskip("Stemmer")
+    from ir_bright.bm25.cache import index_folder
+
+    for alias in ("mteb-v1", "mteb-v1.1"):
+        outcome = cli("bm25", f"bright/biology@{alias}", "-o", tmp_path / f"{alias}.trec")
+        assert outcome.status == 0, outcome.err
+    old_docs = {line.split()[2] for line in (tmp_path / "mteb-v1.trec").read_text().splitlines()}
+    new_docs = {line.split()[2] for line in (tmp_path / "mteb-v1.1.trec").read_text().splitlines()}
+    assert revisions_hub.REMOVED_DOC in old_docs and revisions_hub.REMOVED_DOC not in new_docs
+    assert revisions_hub.ADDED_DOC in new_docs and revisions_hub.ADDED_DOC not in old_docs
+    old_index = index_folder(registry.load("bright/biology@mteb-v1"))
+    new_index = index_folder(registry.load("bright/biology@mteb-v1.1"))
+    assert f"@{OLD}" in str(old_index) and old_index != new_index
+    assert old_index.is_dir() and new_index.is_dir()
