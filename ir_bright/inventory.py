@@ -35,15 +35,19 @@ def match_ids(pattern: str | None, ids: list[str] | None = None) -> list[str]:
 
 
 def resolve_ids(patterns: Iterable[str]) -> list[str]:
-    """Expand globs over our ids, each id once; plain ids are checked (close-match errors)."""
+    """Expand globs over our ids, each id once; plain ids are checked (close-match errors). A
+    glob at a revision (``bright/*@mteb-v1``) gives each matching id at that revision."""
     from . import registry
 
     ids: list[str] = []
     for pattern in patterns:
-        if any(c in pattern for c in GLOB):
-            found = match_ids(pattern)
+        plain, at, revision = pattern.partition("@")
+        if any(c in plain for c in GLOB):
+            found = [f"{i}{at}{revision}" for i in match_ids(plain)]
             if not found:
                 raise _no_match(pattern)
+            for dataset_id in found[:1] if at else ():
+                registry.load(dataset_id)  # an unknown revision: said once, at once
             ids += found
         else:
             registry.load(pattern)

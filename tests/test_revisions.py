@@ -329,3 +329,11 @@ def test_ir_datasets_registry_iterates_as_before_and_with_ids_looked_up(two):
     assert looked_up.queries_count() is None  # the declared count is another commit's
     assert len(list(looked_up.queries_iter())) == 1
     assert looked_up.queries_count() == 1  # the revision's own file, once read
+
+
+def test_a_glob_at_a_revision_downloads_each_id_at_it(two, cli, hub):
+    assert cli("download", "bright/theoremqa-*@mteb-v1").status == 0
+    assert {commit for commit, _ in hub.fetched} == {OLD}
+    paths = {path for _, path in hub.fetched}
+    assert repo_path("examples", "theoremqa_theorems") in paths
+    assert repo_path("examples", "theoremqa_questions") in paths
