@@ -315,17 +315,17 @@ def test_derived_caches_are_per_revision(two, cli, tmp_path, isolated_home):
     assert old_index.is_dir() and new_index.is_dir()
 
 
-def test_ir_datasets_registry_iterates_as_before_and_with_ids_looked_up(two):
-    before = list(ir_datasets.registry)
-    assert not [i for i in before if "@" in i]  # nothing registered ahead
-    ir_datasets.load("bright/theoremqa-theorems@mteb-v1")
-    after = list(ir_datasets.registry)
-    assert [i for i in after if "@" in i] == ["bright/theoremqa-theorems@mteb-v1"]
-    for dataset_id in after:
-        if dataset_id.startswith("bright/theoremqa-theorems"):
-            dataset = ir_datasets.registry[dataset_id]
-            assert dataset.metadata() is not None
-    looked_up = ir_datasets.registry["bright/theoremqa-theorems@mteb-v1"]
+def test_ir_datasets_registry_iterates_as_before_and_with_ids_looked_up(two, cli):
+    fresh = cli.fresh(
+        script="import ir_bright, ir_datasets; print(sum('@' in i for i in ir_datasets.registry))"
+    )
+    assert fresh.returncode == 0 and fresh.stdout.strip() == "0"  # nothing registered ahead
+    wanted = "bright/theoremqa-theorems@mteb-v1"
+    looked_up = ir_datasets.load(wanted)
+    assert wanted in list(ir_datasets.registry)
+    for dataset_id in list(ir_datasets.registry):
+        if "@" in dataset_id:  # every id looked up so far, in this process
+            assert ir_datasets.registry[dataset_id].metadata() is not None
     assert looked_up.queries_count() is None  # the declared count is another commit's
     assert len(list(looked_up.queries_iter())) == 1
     assert looked_up.queries_count() == 1  # the revision's own file, once read
