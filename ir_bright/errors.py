@@ -4,6 +4,9 @@ Every message is a single line that names the thing at fault and the fix; the co
 prints it and exits with status 2 instead of showing a traceback.
 """
 
+import errno
+import os
+
 __all__ = [
     "CacheError",
     "ChecksumError",
@@ -76,3 +79,31 @@ def require(module: str, extra: str):
         raise MissingDependencyError(
             f"{module} is needed here but not installed: pip install 'ir_bright[{extra}]'"
         ) from exc
+
+
+_EXHAUSTED = {
+    errno.ENFILE: "too many open files on the machine: close some programs, then run again",
+    errno.EMFILE: "too many open files for this process: raise the limit (ulimit -n)",
+    errno.EAGAIN: "no more processes or threads may start: raise the limit (ulimit -u) or stop "
+    "some other work",
+    errno.ENOMEM: "out of memory: free some memory, then run again",
+}
+_THREAD_START = "can't start new thread"  # threading's RuntimeError where a thread cannot start
+
+
+def exhausted(exc: BaseException) -> str | None:
+    """The machine resource that ran out, as a hint naming it and the fix, when ``exc`` says
+    one did (open files, processes or threads, memory; an ``OSError`` by its errno, Arrow's
+    and threading's errors by their text); None for any other error. Such an error is never
+    the fault of the file being read or written when it struck."""
+    if isinstance(exc, MemoryError):
+        return _EXHAUSTED[errno.ENOMEM]
+    if isinstance(exc, OSError) and exc.errno in _EXHAUSTED:
+        return _EXHAUSTED[exc.errno]
+    text = str(exc)
+    if _THREAD_START in text:
+        return _EXHAUSTED[errno.EAGAIN]
+    for number, hint in _EXHAUSTED.items():  # ENFILE's text holds EMFILE's: it comes first
+        if os.strerror(number) in text:
+            return hint
+    return None

@@ -31,7 +31,7 @@ from ir_datasets.datasets.base import Dataset
 from ir_datasets.formats import BaseQrels, BaseQueries, GenericQuery, TrecQrel
 
 from .. import hub, lazy
-from ..errors import CacheError
+from ..judgements import judged_label
 from ..records import R2MedExpandedQuery
 from ..store.docs import ParquetDocs
 from ..store.json_rows import RewrittenCorpus, doc_batches, field, json_rows, write_docs
@@ -230,8 +230,9 @@ class R2MedQrels(BaseQrels):
     """A task's judgements (``qrels.jsonl``: ``q_id``, ``p_id``, ``score``); a repeated pair
     keeps its last score, as the official code's dicts."""
 
-    def __init__(self, file: hub.HubFile):
+    def __init__(self, file: hub.HubFile, excludes: bool = False):
         self._file = file
+        self._excludes = excludes  # R2MED's protocol excludes nothing (r2med.json)
 
     def qrels_iter(self) -> Iterator[TrecQrel]:
         """The judgements, query by query in the order they first appear."""
@@ -240,7 +241,8 @@ class R2MedQrels(BaseQrels):
         for row in json_rows(path):
             query_id = str(field(row, "q_id", path, (str, int)))
             doc_id = str(field(row, "p_id", path, (str, int)))
-            judged.setdefault(query_id, {})[doc_id] = _label(row, path)
+            score = field(row, "score", path, (int, float, str))
+            judged.setdefault(query_id, {})[doc_id] = judged_label(score, path, self._excludes)
         for query_id, labels in judged.items():
             for doc_id, label in labels.items():
                 yield TrecQrel(query_id, doc_id, label, "0")
@@ -260,18 +262,6 @@ class R2MedQrels(BaseQrels):
     def qrels_defs(self) -> dict[int, str]:
         """What each relevance value means."""
         return {1: "Relevant (a gold document of the query)"}
-
-
-def _label(row: dict, path: Path) -> int:
-    """``int(score)``, as the official code reads it; anything else is a one-line error."""
-    score = field(row, "score", path, (int, float, str))
-    try:
-        return int(score)
-    except ValueError:
-        raise CacheError(
-            f"{path}: a qrels score {score!r} is not a whole number: not the hub's file? "
-            "delete it and run again to fetch it anew"
-        ) from None
 
 
 def datasets(family: Family) -> dict[str, Dataset]:
@@ -307,7 +297,7 @@ def _dataset(family: Family, entry: Entry, task: _Task, docs: R2MedDocs) -> Data
         entry.id,
         docs,
         queries,
-        R2MedQrels(qrels_file),
+        R2MedQrels(qrels_file, family.protocol.exclusions is not None),
         Documentation(family.documentation(pretty_name, desc)),
         metadata=metadata,
         files=files,

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from ..errors import CacheError, DownloadError
+from ..errors import CacheError, DownloadError, exhausted
 from ..reading import parse_json, read_json
 from ..store.derived import replaced_atomically
 from ..store.exclusive import refuse_symlink
@@ -203,6 +203,8 @@ def _read_listing(cache: Path) -> list[ListedEntry]:
     try:
         return [ListedEntry(**entry) for entry in read_json(cache)]
     except (OSError, ValueError, TypeError) as exc:
+        if exhausted(exc):
+            raise  # the machine's limit, not a damaged listing
         raise CacheError(
             f"cannot read the cached listing {cache} ({type(exc).__name__}): delete it; it is "
             "fetched again on next use"
