@@ -28,6 +28,7 @@ __all__ = [
     "drop_excluded",
     "evaluate",
     "fuse",
+    "load",
     "per_query_frame",
     "register",
     "with_queries",
@@ -44,6 +45,7 @@ _EXPORTS = {
     "fuse": "pipelines.fusion",
     "with_queries": "pipelines.queries",
     "register": "registry",
+    "load": "registry",
 }
 """Where each public name lives; imported on first use."""
 

@@ -32,7 +32,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NoReturn
 
 from .._version import __version__
-from ..errors import IrBrightError, exhausted
+from ..errors import ROOM_FIX, IrBrightError, exhausted
 
 SUBCOMMANDS = (
     "list",
@@ -132,6 +132,17 @@ def described(meanings: Mapping[str, str], what: str, default: str | None = None
     each = "; ".join(f"{name}: {meaning}" for name, meaning in meanings.items())
     when = f" (default: {default})" if default is not None else ""
     return {"choices": tuple(meanings), "default": default, "help": f"{what}{when}: {each}"}
+
+
+def add_force_option(parser: argparse.ArgumentParser) -> None:
+    """``--force``: score a run none of whose ranked documents is judged or excluded for its
+    query (refused otherwise, as a run for another dataset)."""
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help="score a run none of whose ranked documents is judged or excluded for its query "
+        "(refused otherwise, as a run for another dataset), with a warning",
+    )
 
 
 def output_format(
@@ -276,11 +287,9 @@ def _setup(verbose: int, quiet: bool) -> str | None:
     except OSError as exc:
         if exc.filename is None:
             raise
-        home = os.environ.get("IR_DATASETS_HOME") or "~/.ir_datasets"
-        return (
-            f"cannot use {home} as the ir_datasets home: creating {exc.filename} failed "
-            f"({exc.strerror or exc}); set IR_DATASETS_HOME to a folder you may write"
-        )
+        from ..errors import unwritable_cache
+
+        return str(unwritable_cache(exc.filename, exc, "the ir_datasets home's"))
     finally:
         registry.setLevel(level)
     return None
@@ -296,8 +305,8 @@ def _error(prog: str, message: object) -> int:
 
 
 _OS_HINTS = {
-    errno.ENOSPC: "free some space, or set IR_DATASETS_HOME to a disk with room",
-    errno.EDQUOT: "free some space, or set IR_DATASETS_HOME to a disk with room",
+    errno.ENOSPC: ROOM_FIX,
+    errno.EDQUOT: ROOM_FIX,
     errno.EROFS: "a read-only disk: set IR_DATASETS_HOME (or the output) to a writable folder",
     errno.EACCES: "check its permissions",
     errno.EPERM: "check its permissions",

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from ..errors import CacheError, DownloadError, exhausted
+from ..errors import DamagedError, DownloadError, exhausted, unwritable_cache
 from ..reading import parse_json, read_json
 from ..store.derived import replaced_atomically
 from ..store.exclusive import refuse_symlink
@@ -74,7 +74,7 @@ def list_folder(repo: str, revision_: str, folder: str, cache: Path) -> list[Lis
 
     Sub-folders are not listed. ``HF_HUB_OFFLINE`` and network failures raise
     :class:`OfflineError`; refusals :class:`DownloadError`; a damaged cached listing
-    :class:`CacheError` naming the file.
+    :class:`~ir_bright.errors.DamagedError` naming the file.
     """
     refuse_symlink(cache)
     if cache.is_file():
@@ -92,10 +92,7 @@ def list_folder(repo: str, revision_: str, folder: str, cache: Path) -> list[Lis
                 with replaced_atomically(cache) as out:
                     out.write(json.dumps([vars(e) for e in entries], indent=1).encode())
             except OSError as exc:
-                raise CacheError(
-                    f"cannot write {cache} ({exc.strerror or exc}): set IR_DATASETS_HOME to "
-                    "a writable folder with room"
-                ) from exc
+                raise unwritable_cache(cache, exc) from exc
     return _read_listing(cache)
 
 
@@ -136,7 +133,7 @@ def _listing_page(url: str, patience: HttpPatience) -> tuple[list[dict], str | N
                 f"{shown} answered HTTP {response.status_code}: check HF_ENDPOINT, the "
                 "repository and the revision"
             )
-        page = _json_answer(response, shown)
+        page = json_answer(response, shown)
         if not isinstance(page, list) or not all(isinstance(i, dict) and "path" in i for i in page):
             raise DownloadError(f"{shown} did not answer a list of files: check HF_ENDPOINT")
         for item in page:
@@ -144,7 +141,7 @@ def _listing_page(url: str, patience: HttpPatience) -> tuple[list[dict], str | N
         return page, response.links.get("next", {}).get("url")
 
 
-def _json_answer(response: Any, shown: str) -> Any:
+def json_answer(response: Any, shown: str) -> Any:
     """The JSON a listing API answered, read within :data:`MAX_PAGE_BYTES`."""
     body = bytearray()
     for chunk in response.iter_content(1 << 16):
@@ -205,19 +202,17 @@ def _read_listing(cache: Path) -> list[ListedEntry]:
     except (OSError, ValueError, TypeError) as exc:
         if exhausted(exc):
             raise  # the machine's limit, not a damaged listing
-        raise CacheError(
-            f"cannot read the cached listing {cache} ({type(exc).__name__}): delete it; it is "
-            "fetched again on next use"
-        ) from exc
+        raise DamagedError(cache, f"not a readable listing: {type(exc).__name__}") from exc
 
 
 def paths_info(repo: str, revision_: str, path: str) -> tuple[int | None, str | None, str | None]:
-    """(size, sha256, git object id) of a file from the hub's listing API (``paths-info``):
+    """(size, sha256, git object id) of a file at ``revision_`` (as asked: the caller applies
+    ``IR_BRIGHT_REVISION``) from the hub's listing API (``paths-info``):
     an LFS file's size and sha256, a file kept in git its size and git blob id; Nones when the
     hub does not answer it (the answer is read within :data:`MAX_PAGE_BYTES`)."""
     import requests
 
-    rev = quote(revision(repo, revision_), safe="")
+    rev = quote(revision_, safe="")
     url = f"{endpoint()}/api/datasets/{repo}/paths-info/{rev}"
     try:
         with send(
@@ -229,7 +224,7 @@ def paths_info(repo: str, revision_: str, path: str) -> tuple[int | None, str | 
             timeout=CONNECT_TIMEOUT_S,
         ) as response:
             answered = response.status_code == 200
-            entries = _json_answer(response, redact(url)) if answered else []
+            entries = json_answer(response, redact(url)) if answered else []
     except (Transient, requests.RequestException):
         return None, None, None
     except DownloadError:  # not JSON: no listing API there
