@@ -95,7 +95,7 @@ class Pending:
 def _created(target: Path, mode: int) -> tuple[int, Path]:
     """A new temporary file beside ``target``, created exclusively and locked: its handle and
     name."""
-    stem = _stem(target.name)
+    stem = temporary_stem(target.name)
     for _ in range(_ATTEMPTS):
         path = target.with_name(f".{stem}.{secrets.token_hex(6)}{SUFFIX}")
         flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC
@@ -125,10 +125,11 @@ def replaced(target: Path, mode: int = 0o644, durable: bool = False) -> Iterator
 
 def temporary_names(target: Path) -> re.Pattern[str]:
     """The pattern of the temporary files' names of ``target`` (this version's and older)."""
-    return re.compile(rf"\.{re.escape(_stem(Path(target).name))}\.{_TOKEN}{re.escape(SUFFIX)}")
+    stem = re.escape(temporary_stem(Path(target).name))
+    return re.compile(rf"\.{stem}\.{_TOKEN}{re.escape(SUFFIX)}")
 
 
-def _stem(name: str) -> str:
+def temporary_stem(name: str) -> str:
     """The part of a temporary file's name that comes from its target's name: the name
     itself, or, where the temporary name would pass the longest file name (255 bytes), its
     first bytes and a digest of the whole name (unique to the name, so no other file's)."""

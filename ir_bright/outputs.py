@@ -288,8 +288,8 @@ class Output:
         if self.path is None or not isinstance(filename, (str, os.PathLike)):
             return False
         target, named = Path(os.path.realpath(self.path)), Path(os.path.realpath(filename))
-        pattern = atomic.temporary_names(target)
-        partial = named.parent == target.parent and pattern.fullmatch(named.name) is not None
+        stem = atomic.temporary_stem(target.name)
+        partial = named.parent == target.parent and named.name.startswith(f".{stem}.")
         return named == target or partial
 
     def _failed(self, exc: OSError) -> IrBrightError:

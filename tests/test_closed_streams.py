@@ -36,6 +36,7 @@ def expected_run(bright, tmp_path):
     return run.read_text()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("quiet", [[], ["-q"]], ids=["logging", "quiet"])
 @pytest.mark.parametrize("closed", CLOSED)
 def test_a_command_with_closed_streams_writes_its_output_and_exits_0(

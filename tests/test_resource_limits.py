@@ -12,6 +12,7 @@ import pytest
 from ir_bright.errors import exhausted
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("open_files", [7, 8, 9, 10, 12])
 def test_too_few_file_descriptors_are_named_not_the_output(bright, tmp_path, cli, open_files):
     """At each limit the command either runs or fails naming the limit."""
