@@ -16,10 +16,12 @@ from .declaration import (
     family_of,
     protocol_of,
 )
+from .typed import DeclarationError
 
 __all__ = [
     "OFFICIAL_DEPTH",
     "Benchmark",
+    "DeclarationError",
     "Entry",
     "Family",
     "Group",
