@@ -15,6 +15,7 @@ from .declaration import (
     family,
     family_of,
     protocol_of,
+    run_depth,
 )
 from .typed import DeclarationError
 
@@ -30,4 +31,5 @@ __all__ = [
     "family",
     "family_of",
     "protocol_of",
+    "run_depth",
 ]

@@ -15,9 +15,9 @@ file (and at most its module). The keys:
 - ``collection``: ``pretty_name``, ``desc``, ``bibtex``, ``website`` (the documentation of
   the bare id), and facts of the whole benchmark;
 - ``protocol``: ``exclusions`` (the field listing each query's excluded documents, or null),
-  ``depth`` (how many documents an official run ranks per query), ``measure`` (the headline
-  measure) and ``query_side`` (whether the official BM25 weights the query's terms, as the
-  BRIGHT paper's gensim code does);
+  ``depth`` (how many documents an official run ranks per query; optional, default
+  :data:`OFFICIAL_DEPTH`), ``measure`` (the headline measure) and ``query_side`` (whether the
+  official BM25 weights the query's terms, as the BRIGHT paper's gensim code does);
 - ``hub``: the hub repositories, their pinned revisions, file templates and pins, in one
   shape for every family (:class:`~.spec.Hub`);
 - ``domains``: key (the hub's spelling) -> ``id`` (the ids' spelling, default the key),
@@ -52,6 +52,7 @@ from importlib import resources
 from typing import Any, NamedTuple
 
 from .spec import (
+    OFFICIAL_DEPTH,
     Collection,
     Declaration,
     DocumentSet,
@@ -61,13 +62,6 @@ from .spec import (
     QuerySet,
 )
 from .typed import DeclarationError, read
-
-OFFICIAL_DEPTH = 1000
-"""How many documents of each query's ranking the official protocol keeps: BRIGHT's, cut by
-every ``Official(...)`` measure (:mod:`ir_bright.scoring.protocol`), and the depth of a run
-(BM25, fusion) for a dataset whose family declares no other. The one place this number is
-written; this module imports nothing but the standard library, so the command line's parsers
-read it too."""
 
 
 class Entry(NamedTuple):
@@ -331,6 +325,15 @@ def family(name: str) -> Family:
 def family_of(dataset_id: str) -> Family | None:
     """The family serving ``dataset_id``, or None."""
     return next((found for found in families() if found.owns(dataset_id)), None)
+
+
+def run_depth(dataset: Any) -> int:
+    """How many documents an official run ranks per query for ``dataset`` (an id, an object
+    with a ``dataset_id()``, or None): its family's declared depth, :data:`OFFICIAL_DEPTH` for
+    a dataset no family declares. The one depth policy of every command and function that
+    makes a run (BM25, fusion)."""
+    protocol = protocol_of(dataset) if dataset is not None else None
+    return protocol.depth if protocol is not None else OFFICIAL_DEPTH
 
 
 def protocol_of(dataset: Any) -> Protocol | None:

@@ -15,7 +15,6 @@ __all__ = [
     "LAYOUTS",
     "Layout",
     "Collection",
-    "Protocol",
     "FilePin",
     "KnownRevision",
     "RevisionChange",
@@ -44,6 +43,13 @@ BRIGHT's parquet configs (``<config>/<domain>.parquet``: ``examples``, ``documen
 
 Layout = Literal["bright-parquet", "beir-jsonl", "mteb-parquet"]
 
+OFFICIAL_DEPTH = 1000
+"""How many documents of each query's ranking the official protocol keeps: BRIGHT's, cut by
+every ``Official(...)`` measure (:mod:`ir_bright.scoring.protocol`), and the depth of a run
+(BM25, fusion) for a dataset whose family declares no other. The one place this number is
+written; this module imports nothing but the standard library, so the command line's parsers
+read it too."""
+
 
 @dataclass(frozen=True)
 class Collection:
@@ -66,12 +72,13 @@ class Protocol:
     exclusions: str | None
     """The field listing each query's excluded documents (removed from its ranking before the
     cut), or None when the benchmark excludes nothing."""
-    depth: int
-    """How many documents an official run ranks per query (its BM25 runs, fused runs)."""
     measure: str
     """The headline measure of its papers' tables."""
     query_side: bool
     """Whether the official BM25 weights query terms with BM25 too (the BRIGHT paper's code)."""
+    depth: int = OFFICIAL_DEPTH
+    """How many documents an official run ranks per query (its BM25 runs, fused runs):
+    :data:`OFFICIAL_DEPTH` unless the declaration says otherwise."""
 
 
 @dataclass(frozen=True)
