@@ -108,7 +108,10 @@ class Benchmark:
 class Family:
     """A benchmark family, read from its declaration (see the module's docstring)."""
 
-    def __init__(self, declaration: Declaration):
+    def __init__(self, declaration: Declaration | Mapping[str, Any]):
+        if not isinstance(declaration, Declaration):  # parsed JSON: checked first
+            declaration = read(Declaration, declaration, "a declaration")
+            _check_names(declaration, "a declaration")
         self.declaration = declaration
         self.name: str = declaration.name
         self.order: int = declaration.order

@@ -311,6 +311,14 @@ class Declaration:
     columns: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
     """Where the family's files name a field of its layout otherwise: role -> the layout's
     field -> its column (R2MED's ``{"queries": {"query_id": "id"}}``)."""
+    count_sources: Mapping[str, str] = field(default_factory=dict)
+    """Where the domains' declared counts come from, by count key (``docs``,
+    ``adjusted/qrels``)."""
+    unknown_counts: Mapping[str, str] = field(default_factory=dict)
+    """Counts published nowhere, by count key (``<query set>/<entity>`` or ``<entity>``): why
+    they cannot be known before the files are read. ir_datasets' metadata then holds
+    ``"count": None`` (its ``*_count()`` convention for an unknown count) until the files are
+    cached, when the dataset counts them."""
     records: Mapping[str, RecordSpec] = field(default_factory=dict)
     """Record types of a data-only family, by entity (``queries``)."""
     tables: Tables | None = None
