@@ -105,8 +105,8 @@ class KnownRevision:
     pinned_by: str
     sources: tuple[str, ...]
     state: str | None = None
-    aliases: tuple[str, ...] = ()
-    """Other names of the commit (a tag, a short name) that mean it."""
+    alias: str | None = None
+    """The short name a dataset id may give the commit after ``@`` (``bright/biology@mteb-v1``)."""
 
 
 @dataclass(frozen=True)
@@ -150,7 +150,9 @@ class Hub:
     (``{path}`` too) under the family's namespace."""
 
     repo: str
-    revision: str = "main"
+    revision: str | None = None
+    """The commit (or branch) every file is read at unless a config or domain has its own;
+    ``main`` where none is given."""
     config_revisions: Mapping[str, str] = field(default_factory=dict)
     domain_revisions: Mapping[str, str] = field(default_factory=dict)
     path: str = "{config}/{domain}.parquet"
@@ -162,6 +164,13 @@ class Hub:
     split: str = "test"
     known_revisions: KnownRevisions | None = None
     about: str | None = None
+    revision_about: str | None = None
+    """What the declared revision is, and why it is the one read by the ids without ``@``."""
+    commit: str | None = None
+    """Set by :meth:`~ir_bright.families.Family.at` (never declared): the commit every file of
+    a family read at a revision (``<id>@<rev>``) is read at, cached apart."""
+    alias: str | None = None
+    """Set with ``commit``: the name the declaration gives that commit, if any."""
 
 
 @dataclass(frozen=True)
