@@ -37,13 +37,14 @@ def is_id(value: object) -> bool:
 
 
 def judged_label(score: Any, path: Any, excludes: bool) -> int:
-    """A judgement file's score as the benchmark's official code reads it (``int(score)``).
+    """A judgement file's score as the benchmark's official code reads it (``int(score)``):
+    the one reader of a label in the families' judgement files.
     A negative label means "excluded" to the official protocol (:func:`split_qrels`), so in
     a benchmark whose protocol excludes nothing (``excludes`` false) it is no grade any
     official script gives: the file is refused as malformed, as is a score that is not a whole
     number, in one line naming ``path`` and the fix."""
     try:
-        label = int(score)
+        label = None if isinstance(score, bool) else int(score)
     except (TypeError, ValueError, OverflowError):
         label = None
     if label is None or (label < 0 and not excludes):
