@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 from typing import IO, Any
 
-from ..errors import CacheError, ChecksumError, DownloadError, IrBrightError
+from ..errors import CacheError, ChecksumError, DownloadError, IrBrightError, NotOnHubError
 from ..store.exclusive import create_exclusive
 from . import fetch_records
 from .config import HttpPatience, http_patience, redact, revision, verification_enabled
@@ -114,7 +114,7 @@ class _Transfer:
             return
         refuse_status(self.url, response)
         if status == 404:
-            raise DownloadError(
+            raise NotOnHubError(
                 redact(
                     f"{self.url} answered HTTP 404: no such file at revision "
                     f"{revision(self.file.repo, self.file.revision)}; check HF_ENDPOINT and "
