@@ -101,6 +101,7 @@ class _Task:
         self.revision = about["revision"]
         self.namespace = family.namespace
         self.paths = family.data["hub"]["files"]
+        self.at = {key: family.data["hub"].get(key) for key in ("commit", "alias")}
 
     def file(self, path: str) -> hub.HubFile:
         """The task's hub file at ``path``, cached as ``<namespace>/<key>/<path>``."""
@@ -110,6 +111,7 @@ class _Task:
             namespace=self.namespace,
             cache_path=f"{self.key}/{path}",
             revision=self.revision,
+            **self.at,
         )
 
     def expansion(self, method: str, llm: str) -> hub.HubFile:

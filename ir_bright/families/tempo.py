@@ -94,7 +94,9 @@ def _file(family: Family, config: str, domain: str) -> hub.HubFile:
         namespace=family.namespace,
         cache_path=f"{domain}/{config}.parquet",
         revision=about.get("config_revisions", {}).get(config, about["revision"]),
-        sha256=family.domains[domain].get("sha256", {}).get(config),
+        sha256_pin=family.domains[domain].get("sha256", {}).get(config),
+        commit=about.get("commit"),
+        alias=about.get("alias"),
     )
 
 

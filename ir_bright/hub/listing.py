@@ -210,12 +210,13 @@ def _read_listing(cache: Path) -> list[ListedEntry]:
 
 
 def paths_info(repo: str, revision_: str, path: str) -> tuple[int | None, str | None, str | None]:
-    """(size, sha256, git object id) of a file from the hub's listing API (``paths-info``):
+    """(size, sha256, git object id) of a file at ``revision_`` (as asked: the caller applies
+    ``IR_BRIGHT_REVISION``) from the hub's listing API (``paths-info``):
     an LFS file's size and sha256, a file kept in git its size and git blob id; Nones when the
     hub does not answer it (the answer is read within :data:`MAX_PAGE_BYTES`)."""
     import requests
 
-    rev = quote(revision(repo, revision_), safe="")
+    rev = quote(revision_, safe="")
     url = f"{endpoint()}/api/datasets/{repo}/paths-info/{rev}"
     try:
         with send(
