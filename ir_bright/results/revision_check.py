@@ -104,33 +104,37 @@ def _system_note(
     parts = [_move_text(move) for move in moves]
     average = _average_move(moves)
     if average is not None:
-        parts.append(f"the average of these {len(moves)} by {average:+.2f}")
-    text = f"{head}: the diff of the two moves {measure} x100 on " + "; ".join(parts)
-    if not moves:
-        text = head
+        parts.append(f"{average:+.2f} on their average")
+    text = head
+    if moves:
+        text += f": the changes between the two move {measure} x100 by " + ", ".join(parts)
     if failures:
         text += "; not measured: " + ", ".join(failures)
-    return text + f" (ir-bright diff ID@{reference[:7]} ID --run RUN shows each query)"
+    example = differing[0]
+    return (
+        text + f" (`ir-bright diff {example}@{reference[:7]} {example} --run RUN` shows each query)"
+    )
 
 
 def _move(run: Any, dataset_id: str, reference: str, measure: str) -> Move:
     """Score ``run`` at the reference's revision and at ours, on the qrels alone."""
     from .revision_diff import diff, load_pair, pairs
-    from .revision_scores import score_diff
+    from .revision_scores import SCORING_KINDS, score_diff
 
     old_id = f"{dataset_id}@{reference}"
     changes = diff(old_id, dataset_id, documents=False)[dataset_id]
     before, after = load_pair(pairs(old_id, dataset_id)[0])
     sides = (before if changes.at_old else None, after if changes.at_new else None)
     scores = score_diff(run, sides, changes, measure)
-    touched = [q for q, (_, _, kinds) in scores.per_query.items() if kinds]
+    touched = [q for q, (_, _, kinds) in scores.per_query.items() if SCORING_KINDS & set(kinds)]
     return Move(dataset_id, scores.old, scores.new, len(touched))
 
 
 def _move_text(move: Move) -> str:
     points = move.points
     how = "-" if points is None else f"{points:+.2f}"
-    return f"{move.dataset_id} by {how} ({move.queries} queries touched)"
+    queries = "1 query" if move.queries == 1 else f"{move.queries} queries"
+    return f"{how} on {move.dataset_id} ({queries} judged differently)"
 
 
 def _average_move(moves: Sequence[Move]) -> float | None:

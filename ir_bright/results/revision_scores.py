@@ -24,6 +24,10 @@ logger = logging.getLogger(__name__)
 
 PerQuery = dict[str, tuple[float | None, float | None, list[str]]]
 
+SCORING_KINDS = frozenset({"query_added", "query_removed", "gold_changed", "excluded_changed"})
+"""The change kinds that can move a fixed run's score: the others (a query's text, a
+document's text) change no judgement."""
+
 
 @dataclass
 class ScoreDiff:
