@@ -197,3 +197,22 @@ def test_documents_are_compared_by_content_streamed():
     found = document_changes(old, new)
     assert (found.added, found.removed, found.changed) == (1, 1, 1)
     assert found.touched == {"a", "c"}
+
+
+def test_a_corpus_of_the_same_files_at_both_revisions_is_not_read_again(
+    bright_revisions, cli, monkeypatch
+):
+    from ir_bright.results import revision_diff
+
+    compared = []
+    real = revision_diff.document_changes
+    monkeypatch.setattr(
+        revision_diff, "document_changes", lambda *a: compared.append(a) or real(*a)
+    )
+    assert (
+        _diff_json(cli, "bright/aops@mteb-v1", "bright/aops")["datasets"]["bright/aops"]
+        == (MANIFEST["bright/aops"])
+    )
+    assert compared == []  # aops' documents are byte-identical at the two commits
+    _diff_json(cli, "bright/biology@mteb-v1", "bright/biology")
+    assert len(compared) == 1  # biology's differ: compared document by document

@@ -286,14 +286,38 @@ class _Corpora:
         old_docs, new_docs = _docs_of(old), _docs_of(new)
         key = (id(old_docs), id(new_docs))  # the handlers are kept below: ids stay theirs
         if key not in self._made:
-            logger.info("comparing the documents of %s", label)
-            made = document_changes(_iterate(old_docs), _iterate(new_docs))
+            if _same_files(old_docs, new_docs):
+                made = DocumentChanges()
+                logger.info("the documents of %s are the same files at both revisions", label)
+            else:
+                logger.info("comparing the documents of %s", label)
+                made = document_changes(_iterate(old_docs), _iterate(new_docs))
             self._made[key] = (old_docs, new_docs, made)
         return self._made[key][2]
 
 
 def _docs_of(dataset: Any | None) -> Any:
     return dataset.docs_handler() if dataset is not None and dataset.has_docs() else None
+
+
+def _same_files(old_docs: Any, new_docs: Any) -> bool:
+    """Whether two corpora are read from files of the same bytes (the same sha256, as recorded
+    when each was fetched): then no document needs comparing. False when either side lists no
+    hub files or a file has no recorded sha256."""
+    sums = []
+    for docs in (old_docs, new_docs):
+        files = list(getattr(docs, "docs_hub_files", list)()) if docs is not None else []
+        if not files:
+            return False
+        facts = []
+        for file in files:
+            file.fetch()
+            about = file.provenance() if hasattr(file, "provenance") else None
+            if not about or not about.get("sha256"):
+                return False
+            facts.append(about["sha256"])
+        sums.append(facts)
+    return sums[0] == sums[1]
 
 
 def _iterate(docs: Any) -> Iterable[Any]:
