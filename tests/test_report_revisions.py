@@ -94,3 +94,16 @@ def test_the_listing_names_each_paper_rows_revision(cli):
     assert rows["paper-bm25"]["revision"] == OLD
     assert "release" in rows["paper-bm25"]["revision_source"]
     assert "revision" not in rows["pyserini-bm25-query-side"]
+
+
+def test_a_row_revision_the_hub_lacks_is_said_not_measured(
+    bright_revisions, cli, caplog, tmp_path, hub
+):
+    hub.revisions = {"main": NEW, NEW: NEW}  # the hub no longer serves the paper's commit
+    runs = _runs(tmp_path / "mine")
+    with caplog.at_level(logging.WARNING, logger="ir_bright"):
+        status, out, err = cli("report", runs, "-b", "bright", "--check", "paper-bm25")
+    assert status == 1
+    warning = next(r.getMessage() for r in caplog.records if "was made at" in r.getMessage())
+    assert "not measured: bright/biology (" in warning and "bright/aops (" in warning
+    assert " on bright/" not in warning  # no move claimed

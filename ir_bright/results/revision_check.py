@@ -123,6 +123,8 @@ def _move(run: Any, dataset_id: str, reference: str, measure: str) -> Move:
 
     old_id = f"{dataset_id}@{reference}"
     changes = diff(old_id, dataset_id, documents=False)[dataset_id]
+    if not changes.at_old:
+        raise IrBrightError(f"the hub has no {dataset_id} at {reference[:7]}")
     before, after = load_pair(pairs(old_id, dataset_id)[0])
     sides = (before if changes.at_old else None, after if changes.at_new else None)
     scores = score_diff(run, sides, changes, measure)
