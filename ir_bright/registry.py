@@ -70,6 +70,11 @@ def _at_revision(dataset_id: str, groups: tuple[str, ...]) -> Dataset:
     found = family_of(plain)
     if found is None:
         raise DatasetNotFoundError(f"unknown dataset id {plain!r} ({dataset_id}): {_hint(plain)}")
+    if not getattr(found.module(), "READS_REVISIONS", False):
+        raise DatasetNotFoundError(
+            f"{dataset_id!r}: {found.name} is read at its declared revision only "
+            f"({found.data['hub'].get('revision')}); give the id without @"
+        )
     repo = found.repo(plain)
     if repo is None:
         raise DatasetNotFoundError(
@@ -257,7 +262,10 @@ def query_texts(dataset: Any) -> list[tuple[str, str]]:
 def load(dataset: str | Any) -> Any:
     """The ir_datasets dataset for what the user has: an id, a dataset (see
     :func:`_dataset_of`) or a PyTerrier dataset; unknown ids raise an error naming close
-    matches."""
+    matches. An id may name a revision of its hub repository, ``<id>@<revision>``: an alias
+    its family declares (``bright/biology@mteb-v1``), a commit (7 to 40 hexadecimal digits)
+    or a branch (``@main``, the hub's head); a revision the hub does not know raises a
+    one-line error naming the declared aliases."""
     if not isinstance(dataset, str):
         return _dataset_of(dataset)
     register()

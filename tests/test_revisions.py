@@ -14,7 +14,7 @@ import ir_bright  # noqa: F401 - registers the ids
 from ir_bright import registry
 from ir_bright.errors import ChecksumError, DatasetNotFoundError
 from tests.fixtures import revisions_hub
-from tests.fixtures.bright_hub import REPO, repo_path
+from tests.fixtures.bright_hub import repo_path
 from tests.fixtures.revisions_hub import NEW, OLD
 
 
@@ -171,3 +171,169 @@ def test_official_scores_at_each_revision_equal_pytrec_eval_without_its_exclusio
         scored = [ir_measures.ScoredDoc(*entry) for entry in run]
         got = ir_bright.evaluate(scored, f"bright/{split}@{alias}", ["nDCG@10"])
         assert got["nDCG@10"] == pytest.approx(expected)
+
+
+TEMPO_DOCS = "f9df06c05688225e37701974d23c8e3c5d4efaf6"  # TEMPO's declared pins: documents,
+TEMPO_EXAMPLES = "1dba7027d0afa628993c6dd794e9b68c657a6fac"  # and everything else
+
+
+@pytest.fixture
+def tempo_two(tempo, hub, hub_root):
+    """The fixture TEMPO served at both commits its declaration pins (the same files)."""
+    import shutil
+
+    for commit in (TEMPO_DOCS, TEMPO_EXAMPLES):
+        shutil.copytree(hub_root / "tempo26", hub_root / commit / "tempo26")
+    hub.revisions = {"main": TEMPO_EXAMPLES, TEMPO_DOCS: TEMPO_DOCS}
+    hub.listing = True
+    return tempo
+
+
+def test_the_two_commits_tempo_pins_on_purpose_raise_no_mixed_warning(tempo_two, hub, caplog):
+    dataset = registry.load("tempo/economics")
+    list(dataset.docs_iter()), list(dataset.qrels_iter())
+    assert {commit for commit, _ in hub.fetched} == {TEMPO_DOCS, TEMPO_EXAMPLES}
+    assert "results mix them" not in caplog.text
+    from ir_bright.provenance import dataset_provenance
+
+    about = dataset_provenance("tempo/economics", ("docs", "qrels"))
+    assert about["mixed_commits"] is False and about["commit"] is None
+
+
+def test_a_revision_of_tempo_reads_every_file_at_that_commit(tempo_two, hub):
+    dataset = registry.load("tempo/economics@negatives")
+    list(dataset.docs_iter()), list(dataset.qrels_iter())
+    assert {commit for commit, _ in hub.fetched} == {TEMPO_EXAMPLES}
+
+
+def test_verify_hub_accepts_tempos_files_the_hub_publishes(tempo, hub, monkeypatch):
+    monkeypatch.setenv("IR_BRIGHT_VERIFY", "hub")
+    hub.listing = True
+    assert list(ir_datasets.load("tempo/law").queries_iter())
+
+
+def test_a_pin_mismatch_says_the_value_is_the_declarations(tempo, monkeypatch):
+    monkeypatch.setenv("IR_BRIGHT_VERIFY", "1")
+    with pytest.raises(ChecksumError) as error:
+        list(ir_datasets.load("tempo/law").queries_iter())
+    message = str(error.value)
+    assert f"the declaration pins (for revision {TEMPO_EXAMPLES})" in message
+    assert "hub publishes" not in message
+
+
+def test_a_hub_mismatch_says_the_value_is_the_hubs(tempo, hub, monkeypatch):
+    from tests.fixtures.tempo_hub import repo_path as tempo_path
+
+    monkeypatch.setenv("IR_BRIGHT_VERIFY", "hub")
+    hub.listing = True
+    hub.corrupt.add(tempo_path("examples", "law"))
+    with pytest.raises(
+        ChecksumError, match=r"the hub publishes \w+ at 1dba702\w+ \(no declared pin\)"
+    ):
+        list(ir_datasets.load("tempo/law").queries_iter())
+
+
+def test_provenance_names_the_commit_and_alias(two):
+    from ir_bright.provenance import dataset_provenance
+
+    list(ir_datasets.load("bright/biology@mteb-v1").qrels_iter())
+    about = dataset_provenance("bright/biology@mteb-v1")
+    assert about["dataset"] == "bright/biology@mteb-v1"
+    assert (about["commit"], about["alias"]) == (OLD, "mteb-v1")
+    assert about["known_as"] == "MTEB BRIGHT (first task)" and not about["mixed_commits"]
+    (file,) = about["files"]
+    assert (file["commit"], file["alias"], file["pin"]["source"]) == (OLD, "mteb-v1", "hub listing")
+
+
+def test_commands_take_ids_at_a_revision(two, cli, tmp_path):
+    rows = two[OLD]["biology"]
+    run = tmp_path / "run.trec"
+    run.write_text(
+        "".join(f"{row['id']} Q0 {row['gold_ids'][0]} 1 1.0 r\n" for row in rows["examples"])
+    )
+    outcome = cli("evaluate", "bright/biology@mteb-v1", run, "--format", "json")
+    assert outcome.status == 0, outcome.err
+    scored = json.loads(outcome.out)
+    (dataset,) = scored["provenance"]["datasets"]
+    assert (dataset["dataset"], dataset["commit"], dataset["alias"]) == (
+        "bright/biology@mteb-v1",
+        OLD,
+        "mteb-v1",
+    )
+    outcome = cli("info", "bright/biology@mteb-v1", "--format", "json")
+    info = json.loads(outcome.out)
+    assert outcome.status == 0 and info["id"] == "bright/biology@mteb-v1"
+    assert (info["revision"]["commit"], info["revision"]["alias"]) == (OLD, "mteb-v1")
+    assert {r["alias"] for r in info["revision"]["known"]} == {"mteb-v1", "mteb-v1.1"}
+    (examples,) = [f for f in info["files"] if f["path"] == repo_path("examples", "biology")]
+    assert examples["provenance"]["alias"] == "mteb-v1"
+    text = cli("info", "bright/biology").out
+    assert f"revision: {NEW} (mteb-v1.1)" in text and f"mteb-v1: {OLD}" in text
+    assert cli("download", "bright/aops@mteb-v1").status == 0
+
+
+@pytest.mark.pyterrier
+def test_pyterrier_takes_ids_at_a_revision(two):
+    pt = pytest.importorskip("pyterrier")
+    topics = pt.get_dataset("bright:bright/biology@mteb-v1").get_topics()
+    assert list(topics["qid"]) == [row["id"] for row in two[OLD]["biology"]["examples"]]
+    short = pt.get_dataset("bright:biology@mteb-v1.1").get_topics()
+    assert list(short["qid"]) == [row["id"] for row in two[NEW]["biology"]["examples"]]
+
+
+def test_a_family_of_one_repository_per_dataset_takes_a_revision_per_dataset(r2med, hub, cli):
+    hub.commit = "c" * 40  # what the hub's revision API answers for main
+    dataset = registry.load("r2med/biology@main")
+    assert dataset.revision() == {"asked": "main", "commit": "c" * 40, "alias": "main"}
+    assert [q.query_id for q in dataset.queries_iter()] == [
+        q["id"] for q in r2med["Biology"]["query"]
+    ]
+    assert all(f"/resolve/{'c' * 40}/" in url for url in [f.url for f in dataset.hub_files()])
+    outcome = cli("info", "r2med@main")
+    assert outcome.status == 2 and "r2med/biology@<commit>" in outcome.err
+
+
+def test_a_family_whose_module_reads_one_revision_refuses_others(cli):
+    outcome = cli("info", "mm-bright/academia/task1@main")
+    assert outcome.status == 2 and "give the id without @" in outcome.err
+
+
+def test_derived_caches_are_per_revision(two, cli, tmp_path, isolated_home):
+    pytest.importorskip("Stemmer")
+    from ir_bright.bm25.cache import index_folder
+
+    for alias in ("mteb-v1", "mteb-v1.1"):
+        outcome = cli("bm25", f"bright/biology@{alias}", "-o", tmp_path / f"{alias}.trec")
+        assert outcome.status == 0, outcome.err
+    old_docs = {line.split()[2] for line in (tmp_path / "mteb-v1.trec").read_text().splitlines()}
+    new_docs = {line.split()[2] for line in (tmp_path / "mteb-v1.1.trec").read_text().splitlines()}
+    assert revisions_hub.REMOVED_DOC in old_docs and revisions_hub.REMOVED_DOC not in new_docs
+    assert revisions_hub.ADDED_DOC in new_docs and revisions_hub.ADDED_DOC not in old_docs
+    old_index = index_folder(registry.load("bright/biology@mteb-v1"))
+    new_index = index_folder(registry.load("bright/biology@mteb-v1.1"))
+    assert f"@{OLD}" in str(old_index) and old_index != new_index
+    assert old_index.is_dir() and new_index.is_dir()
+
+
+def test_ir_datasets_registry_iterates_as_before_and_with_ids_looked_up(two, cli):
+    fresh = cli.fresh(
+        script="import ir_bright, ir_datasets; print(sum('@' in i for i in ir_datasets.registry))"
+    )
+    assert fresh.returncode == 0 and fresh.stdout.strip() == "0"  # nothing registered ahead
+    wanted = "bright/theoremqa-theorems@mteb-v1"
+    looked_up = ir_datasets.load(wanted)
+    assert wanted in list(ir_datasets.registry)
+    for dataset_id in list(ir_datasets.registry):
+        if "@" in dataset_id:  # every id looked up so far, in this process
+            assert ir_datasets.registry[dataset_id].metadata() is not None
+    assert looked_up.queries_count() is None  # the declared count is another commit's
+    assert len(list(looked_up.queries_iter())) == 1
+    assert looked_up.queries_count() == 1  # the revision's own file, once read
+
+
+def test_a_glob_at_a_revision_downloads_each_id_at_it(two, cli, hub):
+    assert cli("download", "bright/theoremqa-*@mteb-v1").status == 0
+    assert {commit for commit, _ in hub.fetched} == {OLD}
+    paths = {path for _, path in hub.fetched}
+    assert repo_path("examples", "theoremqa_theorems") in paths
+    assert repo_path("examples", "theoremqa_questions") in paths

@@ -39,6 +39,10 @@ from ..store.parquet import BATCH_ROWS, read_batches
 from .components import Documentation, collection_root, dataset
 from .declaration import Entry, Family
 
+READS_REVISIONS = True
+"""Its datasets read every hub file from the family they are built from, so a family at a
+revision (:meth:`~ir_bright.families.Family.at`) reads that revision."""
+
 if TYPE_CHECKING:
     import pyarrow as pa
 else:

@@ -32,6 +32,10 @@ from ..store.schema import IDS, OTHER, QUERY_ID, TEXT, Column, cached_unique_row
 from .components import Documentation, collection_root, dataset
 from .declaration import Entry, Family
 
+READS_REVISIONS = True
+"""Its datasets read every hub file from the family they are built from, so a family at a
+revision (:meth:`~ir_bright.families.Family.at`) reads that revision."""
+
 QUERY_SPEC = {
     "id": Column(QUERY_ID),
     "query": Column(TEXT),

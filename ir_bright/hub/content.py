@@ -67,6 +67,8 @@ def link_same(file: Located, target: Path) -> bool:
         if wanted is None:
             continue
         for candidate in candidates:
+            if wanted.get("size") not in (None, candidate.stat().st_size):
+                continue  # not worth hashing
             facts = fetch_records.file_provenance(candidate)
             if facts is not None and _matches(wanted, facts, candidate):
                 _link(candidate, target)

@@ -23,7 +23,7 @@ from urllib.parse import quote
 from ..errors import DatasetNotFoundError, DownloadError
 from .config import endpoint, http_patience, offline, redact
 from .http import refuse_status, retrying, send
-from .listing import _json_answer
+from .listing import json_answer
 
 COMMIT = re.compile(r"^[0-9a-f]{7,40}$")
 FULL_COMMIT = re.compile(r"^[0-9a-f]{40}$")
@@ -80,7 +80,7 @@ def _ask_hub(repo: str, rev: str, aliases: Mapping[str, str]) -> str:
                 raise DownloadError(
                     f"{redact(url)} answered HTTP {response.status_code}: check HF_ENDPOINT"
                 )
-            return 200, _json_answer(response, redact(url))
+            return 200, json_answer(response, redact(url))
 
     status, answer = retrying(attempt, patience)
     if status != 200:
