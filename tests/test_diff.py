@@ -76,11 +76,17 @@ def test_the_json_schema_is_exact(bright_revisions, cli, tmp_path):
 
 
 def _random_run(rng, rows_by_commit, split, share=0.6):
-    """A run over the documents of both revisions (excluded and edited ones included)."""
+    """A run over the documents of both revisions (judged, excluded and edited ones always
+    among them, at random scores)."""
     docs = sorted({d for rows in rows_by_commit.values() for d in rows[split]["documents"]})
-    queries = sorted({r["id"] for rows in rows_by_commit.values() for r in rows[split]["examples"]})
+    examples = [r for rows in rows_by_commit.values() for r in rows[split]["examples"]]
+    judged = {d for r in examples for d in (*r["gold_ids"], *r["excluded_ids"])}
+    queries = sorted({r["id"] for r in examples})
     return [
-        (q, d, float(rng.randint(0, 20))) for q in queries for d in docs if rng.random() < share
+        (q, d, float(rng.randint(0, 20)))
+        for q in queries
+        for d in docs
+        if d in judged or rng.random() < share
     ]
 
 
@@ -216,3 +222,11 @@ def test_a_corpus_of_the_same_files_at_both_revisions_is_not_read_again(
     assert compared == []  # aops' documents are byte-identical at the two commits
     _diff_json(cli, "bright/biology@mteb-v1", "bright/biology")
     assert len(compared) == 1  # biology's differ: compared document by document
+
+
+def test_a_run_judged_at_neither_revision_is_refused_as_evaluate_refuses_it(
+    bright_revisions, cli, tmp_path
+):
+    run = write_run(tmp_path / "run.trec", {"0": ["insects_light/Phototaxis_1.txt"]})
+    status, out, err = cli("diff", "bright/biology@mteb-v1", "bright/biology", "--run", run)
+    assert status == 2 and out == "" and "none of its 1 ranked documents is judged" in err

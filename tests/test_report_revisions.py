@@ -55,8 +55,8 @@ def test_check_warns_when_the_row_was_made_at_another_revision(
     assert status == 1  # 10 domains have no run: the check fails, as any check would
     warning = next(r.getMessage() for r in caplog.records if "was made at" in r.getMessage())
     assert warning.startswith(
-        "paper-bm25 was made at a75a0eb (MTEB BRIGHT (first task)); mine's runs were scored at "
-        "3066d29 (MTEB BRIGHT(v1.1))"
+        "paper-bm25 was made at a75a0eb (mteb-v1: MTEB BRIGHT (first task)); mine's runs were "
+        "scored at 3066d29 (mteb-v1.1: MTEB BRIGHT(v1.1))"
     )
     moves = {name: value for value, name in re.findall(r"([+-]\d+\.\d\d) on (bright/\w+)", warning)}
     assert float(moves["bright/biology"]) == round(_points(bright_revisions, "biology"), 2)

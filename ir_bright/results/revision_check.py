@@ -146,10 +146,17 @@ def _average_move(moves: Sequence[Move]) -> float | None:
     return sum(points) / len(points)
 
 
-def _named(commit: str) -> str:
-    """``a75a0eb (MTEB BRIGHT (first task))``: a short commit and its known name."""
+def _known(commit: str) -> tuple[str | None, str | None]:
+    """The name and alias the families declare for ``commit`` (None where none)."""
     from ..provenance import known_revisions
 
-    names = {c: n for (_, c), n in known_revisions().items()}
-    known = names.get(commit)
-    return commit[:7] + (f" ({known})" if known else "")
+    names = {c: known for (_, c), known in known_revisions().items()}
+    return names.get(commit, (None, None))
+
+
+def _named(commit: str) -> str:
+    """``a75a0eb (mteb-v1: MTEB BRIGHT (first task))``: a short commit, its alias and name."""
+    name, alias = _known(commit)
+    if name is None:
+        return commit[:7]
+    return f"{commit[:7]} ({alias}: {name})" if alias else f"{commit[:7]} ({name})"

@@ -68,13 +68,40 @@ def headline_measure(dataset: Any) -> str:
     return str(official_measures(dataset)[0])
 
 
-def per_query_scores(run: Any, dataset: Any, measure: str, label: str) -> dict[str, float]:
+def per_query_scores(
+    run: Any, dataset: Any, measure: str, label: str, force: bool = False
+) -> dict[str, float]:
     """``{query id: official value of measure}`` of the run on ``dataset``, every scored
-    query included (a query the run misses scores the measure's default, as in ``evaluate``)."""
+    query included (a query the run misses scores the measure's default, as in ``evaluate``);
+    a run none of whose documents is judged there is refused unless ``force``."""
     from ..scoring import Scorer
 
-    scores = Scorer(dataset, [measure]).per_query(run, label)
+    scores = Scorer(dataset, [measure], force=force).per_query(run, label)
     return {query_id: values[measure] for query_id, values in scores.items()}
+
+
+def _both_sides(
+    run: Any, datasets: tuple[Any | None, Any | None], measure: str, label: str
+) -> list[dict[str, float]]:
+    """The run's per-query scores on each side (empty where the dataset is not on the hub).
+    A run judged at one revision only (its gold documents changed) is scored at the other
+    all the same; a run judged at neither is refused as ``evaluate`` refuses it."""
+    from ..errors import RunFormatError
+
+    found: list[dict[str, float] | None] = []
+    refusals = []
+    for dataset in datasets:
+        try:
+            found.append({} if dataset is None else per_query_scores(run, dataset, measure, label))
+        except RunFormatError as exc:
+            found.append(None)
+            refusals.append(exc)
+    if refusals and all(side is None for side in found):
+        raise refusals[0]
+    return [
+        per_query_scores(run, dataset, measure, label, force=True) if side is None else side
+        for side, dataset in zip(found, datasets, strict=True)
+    ]
 
 
 def mean(values: Sequence[float]) -> float | None:
@@ -92,10 +119,7 @@ def score_diff(
     """Score ``run`` on the old and the new dataset (None: a side where the dataset is not on
     the hub) and explain each query's move by ``changes``."""
     label = str(run)
-    old, new = (
-        {} if dataset is None else per_query_scores(_path(run), dataset, measure, label)
-        for dataset in datasets
-    )
+    old, new = _both_sides(_path(run), datasets, measure, label)
     result: PerQuery = {}
     for query_id in sorted({*old, *new}, key=natural):
         kinds = changes.queries.get(query_id, [])
