@@ -12,7 +12,7 @@ import logging
 from collections.abc import Iterable
 from typing import Any
 
-from .errors import IrBrightError
+from .errors import IrBrightError, exhausted
 
 __all__ = ["describe", "overview", "summary"]
 
@@ -123,6 +123,8 @@ def damage(file: Any) -> str | None:
         try:
             pq.read_metadata(path)
         except Exception as exc:  # noqa: BLE001 - Arrow and OS errors alike
+            if exhausted(exc):
+                raise  # the machine's limit: the file may well be good
             reason = " ".join(str(exc).split()) or type(exc).__name__
             return f"cached file {path} is not a readable parquet file ({reason})"
     return None
@@ -246,18 +248,19 @@ def revision_of(dataset_id: str, dataset: Any) -> dict[str, Any] | None:
     found = family_of(dataset_id)
     if found is None:
         return None
-    known = found.data["hub"].get("known_revisions", {}).get("revisions", ())
+    known = found.known_revisions()
     asked = getattr(dataset, "revision", None)
     if callable(asked):
         current = asked()
     else:
-        commit = found.data["hub"].get("revision")
+        commit = found.hub.revision
         names = {commit: alias for alias, commit in found.aliases().items()}
-        current = {"asked": None, "commit": commit, "alias": names.get(commit)}
+        alias = names.get(commit) if commit is not None else None
+        current = {"asked": None, "commit": commit, "alias": alias}
     return {
         **current,
         "known": [
-            {key: revision.get(key) for key in ("alias", "commit", "known_as")}
+            {"alias": revision.alias, "commit": revision.commit, "known_as": revision.known_as}
             for revision in known
         ],
     }

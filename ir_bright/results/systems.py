@@ -49,20 +49,28 @@ def infer_benchmark(arguments: Sequence[str]) -> Benchmark:
     if not found:
         raise ReportError(
             "no run file named after a dataset of any benchmark: name runs like "
-            f"{filename_for('bright/biology')} or pass --benchmark and ID=PATH"
+            f"{filename_for(_example_id())} or pass --benchmark and ID=PATH"
         )
     listed = ", ".join(f"{name} ({count} runs)" for name, count in found.items())
     raise ReportError(f"the runs belong to several benchmarks: {listed}; pick one with --benchmark")
 
 
-def _is_id_path(argument: str) -> bool:
+def _example_id() -> str:
+    """A dataset id to show in messages: the first declared family's first dataset."""
+    from ..families import families
+
+    return families()[0].entries[0].id
+
+
+def is_id_path(argument: str) -> bool:
+    """Whether a run argument is ``ID=PATH`` (a file of that name that exists is a path)."""
     return "=" in argument and not Path(argument).exists()
 
 
 def _named_datasets(arguments: Sequence[str]) -> Iterable[str]:
     for argument in arguments:
         path = Path(argument)
-        if _is_id_path(argument):
+        if is_id_path(argument):
             yield argument.partition("=")[0]
         elif path.is_file():
             yield dataset_from_filename(path.name)
@@ -78,7 +86,7 @@ def collect(arguments: Sequence[str], bench: Benchmark, name: str = DEFAULT_SYST
     systems: list[System] = []
     for argument in arguments:
         path = Path(argument)
-        if _is_id_path(argument):
+        if is_id_path(argument):
             _add(loose, *_id_path(argument, bench))
         elif path.is_file():
             _add(loose, _file_dataset(path, bench), path)
