@@ -236,7 +236,7 @@ def _family_measures(dataset_id: str) -> list[str]:
     found = family_of(dataset_id)
     if found is None or found.namespace != dataset_id:
         return []
-    return list(found.collection.get("official_measures") or [])
+    return list(found.collection.official_measures)
 
 
 def revision_of(dataset_id: str, dataset: Any) -> dict[str, Any] | None:

@@ -57,7 +57,7 @@ def family_refusal(dataset_id: str) -> str | None:
     name = next(iter(found.benchmarks()))
     first = found.benchmarks()[name].ids[0]
     return (
-        f"{dataset_id} is the {found.collection['pretty_name']} family, not one dataset: score "
+        f"{dataset_id} is the {found.collection.pretty_name} family, not one dataset: score "
         f"a run of one of its datasets with `{one}`, or "
         f"the family's table, the mean over its datasets, from a folder {RUNS} holding a run "
         f"per dataset named after it ({first.replace('/', '__')}.trec, ...) with `{table}`"
