@@ -11,7 +11,7 @@ from typing import NamedTuple
 import pytest
 
 from tests.fixtures import bright_hub as bright_fixture
-from tests.fixtures import builds, hubserver, r2med_hub, tempo_hub
+from tests.fixtures import browsecomp_hub, builds, hubserver, r2med_hub, tempo_hub
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -102,6 +102,14 @@ def tempo(hub, hub_root, monkeypatch):
     checksums off (the pins are the real files'); returns the rows written."""
     monkeypatch.setenv("IR_BRIGHT_VERIFY", "0")
     return tempo_hub.write_tempo(hub_root)
+
+
+@pytest.fixture
+def browsecomp(hub, hub_root):
+    """The fixture BrowseComp-Plus (tests/fixtures/browsecomp_hub.py) on the loopback hub, its
+    query shards encrypted as the hub's are, verified by the hub's sha256; returns the
+    plaintext rows written (``corpus``, ``queries``)."""
+    return browsecomp_hub.write_browsecomp(hub_root)
 
 
 class Outcome(NamedTuple):

@@ -14,8 +14,9 @@ file (and at most its module). The keys:
   the bare id), and facts of the whole benchmark;
 - ``protocol``: ``exclusions`` (the field listing each query's excluded documents, or null),
   ``depth`` (how many documents an official run ranks per query), ``measure`` (the headline
-  measure) and ``query_side`` (whether the official BM25 weights the query's terms, as the
-  BRIGHT paper's gensim code does);
+  measure), ``query_side`` (whether the official BM25 weights the query's terms, as the
+  BRIGHT paper's gensim code does) and ``average`` (which queries the measures average over:
+  ``qrels``, the default, or ``shared``);
 - ``hub``: the hub repositories, their pinned revisions and files, as the module reads them;
 - ``domains``: key (the hub's spelling) -> ``id`` (the ids' spelling, default the key),
   ``name``, ``label`` (the column label of the papers' tables) and facts such as ``counts``;
@@ -52,6 +53,10 @@ written; this module imports nothing but the standard library, so the command li
 read it too."""
 
 
+AVERAGES = ("qrels", "shared")
+"""The ways a protocol may average a measure over queries (:attr:`Protocol.average`)."""
+
+
 class Entry(NamedTuple):
     """One dataset a family declares: its id and the domain, document set and query set it
     is."""
@@ -75,6 +80,15 @@ class Protocol:
     """The headline measure of its papers' tables."""
     query_side: bool
     """Whether the official BM25 weights query terms with BM25 too (the BRIGHT paper's code)."""
+    average: str = "qrels"
+    """Which queries a measure is averaged over: ``qrels``, every query of the qrels, a query
+    the run misses counting as the measure's default, 0 (``trec_eval -c``); ``shared``, the
+    queries both the run and the qrels have (pytrec_eval's and BEIR's mean, trec_eval
+    without ``-c``)."""
+
+    def __post_init__(self) -> None:
+        if self.average not in AVERAGES:
+            raise ValueError(f"protocol average {self.average!r}: choose one of {AVERAGES}")
 
 
 @dataclass(frozen=True)

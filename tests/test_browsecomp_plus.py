@@ -1,0 +1,155 @@
+"""BrowseComp-Plus: the hub's encrypted queries decrypted as the official script does, the
+official qrels derived from them, and the official measures averaged as ``trec_eval -c``.
+
+Expectations come from the fixture's plaintext (tests/fixtures/browsecomp_hub.py), from the
+official decryption code's output (tests/data/browsecomp_plus/official_decryption.json) and from
+the independent reference of the scoring protocol (tests/protocol.py)."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import ir_datasets
+import pytest
+
+import ir_bright
+from ir_bright.errors import CacheError
+from ir_bright.families import family
+from ir_bright.families.browsecomp_plus import decrypt, decrypt_string
+from tests import protocol
+from tests.fixtures.browsecomp_hub import (
+    CANARY,
+    QUERIES_REPO,
+    encrypt,
+    official_pairs,
+    query_path,
+)
+
+OFFICIAL = json.loads(
+    (Path(__file__).parent / "data" / "browsecomp_plus" / "official_decryption.json").read_text(
+        encoding="utf-8"
+    )
+)
+KINDS = {"evidence": "evidence_docs", "gold": "gold_docs"}
+
+
+def test_decryption_gives_what_the_official_script_gives():
+    canary = family("browsecomp-plus").data["encryption"]["canary"]
+    for case in OFFICIAL["cases"]:
+        assert decrypt(case["encrypted"], canary) == case["decrypted"]
+
+
+def test_the_fixture_encrypts_as_the_hub_does():
+    """The fixture's ciphertexts are those the official script decrypts to their plaintext."""
+    strings = [c for c in OFFICIAL["cases"] if isinstance(c["encrypted"], str)]
+    assert strings and all(encrypt(c["decrypted"]) == c["encrypted"] for c in strings)
+
+
+def test_a_string_that_is_not_the_schemes_is_refused():
+    with pytest.raises(ValueError, match="base64"):
+        decrypt_string("Which lighthouse keeper?", CANARY)
+    with pytest.raises(ValueError):  # base64, but not UTF-8 once decrypted
+        decrypt_string(encrypt("text"), CANARY + "x")
+
+
+def test_the_declaration_records_the_official_qrels_files_and_counts():
+    declared = family("browsecomp-plus")
+    assert declared.collection["counts"] == {"docs": 100195, "queries": 830}
+    files = {key: about["official_file"] for key, about in declared.domains.items()}
+    assert files["evidence"]["git_blob"] == "d99a06aeb30dcf0dd9c41003c2bca8d775e4519c"
+    assert files["gold"]["git_blob"] == "8129652990c139cfa153ce901b415e802f6fbdd7"
+    assert [files[k]["lines"] for k in ("evidence", "gold")] == [5064, 2407]
+    assert [declared.domains[k]["counts"]["qrels"] for k in ("evidence", "gold")] == [5064, 2407]
+    assert declared.protocol.average == "qrels" and not declared.protocol.query_side
+    assert declared.protocol.depth == 1000 and declared.protocol.exclusions is None
+
+
+def test_every_id_gives_the_corpus_and_the_decrypted_questions(browsecomp):
+    corpus, queries = browsecomp["corpus"], browsecomp["queries"]
+    for dataset_id in ("browsecomp-plus", "browsecomp-plus/evidence", "browsecomp-plus/gold"):
+        dataset = ir_datasets.load(dataset_id)
+        assert [(d.doc_id, d.text) for d in dataset.docs_iter()] == [
+            (row["docid"], row["text"]) for row in corpus
+        ]
+        assert [tuple(q) for q in dataset.queries_iter()] == [
+            (row["query_id"], row["query"], row["answer"]) for row in queries
+        ]
+    assert not ir_datasets.load("browsecomp-plus").has_qrels()
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_the_qrels_are_the_official_pairs(browsecomp, kind):
+    """Each query's evidence (gold) ids at relevance 1, each pair once: the pairs the official
+    files list, computed here from the plaintext by the official rule."""
+    qrels = list(ir_datasets.load(f"browsecomp-plus/{kind}").qrels_iter())
+    pairs = [(q.query_id, q.doc_id) for q in qrels]
+    assert len(pairs) == len(set(pairs))
+    assert set(pairs) == official_pairs(browsecomp["queries"], KINDS[kind])
+    assert {q.relevance for q in qrels} == {1}
+    # as the official files: queries in the hub's order, a query's ids in text order
+    order = list(dict.fromkeys(q for q, _ in pairs))
+    assert order == [row["query_id"] for row in browsecomp["queries"]]
+    for query_id in order:
+        ids = [d for q, d in pairs if q == query_id]
+        assert ids == sorted(ids)
+
+
+def test_every_gold_pair_is_an_evidence_pair(browsecomp):
+    gold = {tuple(q[:2]) for q in ir_datasets.load("browsecomp-plus/gold").qrels_iter()}
+    evidence = {tuple(q[:2]) for q in ir_datasets.load("browsecomp-plus/evidence").qrels_iter()}
+    assert gold and gold <= evidence
+
+
+def test_metadata_counts_every_entity_type(browsecomp):
+    for dataset_id, qrels in (("browsecomp-plus/evidence", 5064), ("browsecomp-plus/gold", 2407)):
+        metadata = ir_datasets.load(dataset_id).metadata()
+        assert metadata["docs"]["count"] == 100195 and metadata["queries"]["count"] == 830
+        assert metadata["qrels"]["count"] == qrels
+    assert set(ir_datasets.load("browsecomp-plus").metadata()) == {"docs", "queries"}
+
+
+def test_a_query_file_that_is_not_encrypted_is_refused_with_one_line(browsecomp, hub_root):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    target = hub_root / QUERIES_REPO / query_path(0)
+    rows = pq.read_table(target).to_pylist()
+    for row in rows:
+        row["query"] = "a plain question?"
+    pq.write_table(pa.Table.from_pylist(rows, schema=pq.read_schema(target)), target)
+    with pytest.raises(CacheError, match="does not decrypt") as caught:
+        list(ir_datasets.load("browsecomp-plus").queries_iter())
+    assert "\n" not in str(caught.value)
+
+
+def _run_missing_queries(browsecomp, seed=7):
+    """A run over the fixture's documents that misses two queries and ranks the rest."""
+    rng = random.Random(seed)
+    doc_ids = [row["docid"] for row in browsecomp["corpus"]]
+    run = []
+    for number, row in enumerate(browsecomp["queries"]):
+        if number in (1, 6):
+            continue
+        for doc_id in rng.sample(doc_ids, 30):
+            run.append((row["query_id"], doc_id, float(rng.randint(0, 9))))
+    return run
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_scores_are_trec_eval_c_over_every_query_of_the_qrels(browsecomp, kind, tmp_path):
+    """A missed query counts 0 (``trec_eval -c``), as the official evaluation runs it."""
+    run = _run_missing_queries(browsecomp)
+    path = tmp_path / "run.trec"
+    path.write_text("".join(f"{q} Q0 {d} 0 {s} r\n" for q, d, s in run), encoding="utf-8")
+    qrels = [(q, d, 1) for q, d in official_pairs(browsecomp["queries"], KINDS[kind])]
+    scores = ir_bright.evaluate(path, f"browsecomp-plus/{kind}")
+    assert list(scores) == ["nDCG@10", "R@5", "R@100", "R@1000"]
+    for name, value in scores.items():
+        assert value == pytest.approx(protocol.mean(name, qrels, run), abs=1e-12)
+    judged = {q for q, _, _ in qrels}
+    shared = protocol.per_query("nDCG@10", qrels, run)
+    ranked = {q for q, _, _ in run}
+    assert len(judged - ranked) == 2  # so a mean over the shared queries would differ
+    assert scores["nDCG@10"] * len(judged) == pytest.approx(sum(shared.values()))
