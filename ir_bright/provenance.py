@@ -152,7 +152,7 @@ def known_revisions() -> dict[tuple[str, str], str]:
     from .families import families
 
     return {
-        (family.data["hub"]["repo"], revision["commit"]): revision["known_as"]
+        (family.data["hub"].get("repo"), revision["commit"]): revision["known_as"]
         for family in families()
         for revision in family.data["hub"].get("known_revisions", {}).get("revisions", ())
     }

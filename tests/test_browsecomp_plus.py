@@ -153,3 +153,42 @@ def test_scores_are_trec_eval_c_over_every_query_of_the_qrels(browsecomp, kind, 
     ranked = {q for q, _, _ in run}
     assert len(judged - ranked) == 2  # so a mean over the shared queries would differ
     assert scores["nDCG@10"] * len(judged) == pytest.approx(sum(shared.values()))
+
+
+LABELS = [
+    f"{kind} {m}" for kind in ("Evidence", "Gold") for m in ("R@5", "R@100", "R@1000", "nDCG@10")
+]
+
+
+def test_report_reads_one_run_and_gives_both_qrels_columns(browsecomp, cli, tmp_path):
+    run = _run_missing_queries(browsecomp)
+    folder = tmp_path / "bm25"
+    folder.mkdir()
+    (folder / "browsecomp-plus.trec").write_text(
+        "".join(f"{q} Q0 {d} 0 {s} r\n" for q, d, s in run), encoding="utf-8"
+    )
+    status, out, err = cli("report", str(folder), "--format", "json", "--reference", "paper-bm25")
+    assert status == 0, err
+    table = json.loads(out)
+    assert table["benchmark"] == "browsecomp-plus"  # found from the run file's name
+    assert [c["label"] for c in table["columns"]] == LABELS
+    ours, published = table["rows"]
+    for column in table["columns"]:
+        kind = {"Evidence": "evidence_docs", "Gold": "gold_docs"}[column["label"].split()[0]]
+        qrels = [(q, d, 1) for q, d in official_pairs(browsecomp["queries"], kind)]
+        expected = protocol.mean(column["measure"], qrels, run)
+        assert ours["values"][column["id"]] == pytest.approx(expected, abs=1e-12)
+    assert ours["average"] is None and published["reference"]
+    assert [published["values"][c["id"]] * 100 for c in table["columns"]] == pytest.approx(
+        [1.2, 4.7, 13.7, 1.6, 1.4, 6.1, 17.3, 1.7]
+    )
+    status, out, _ = cli("report", str(folder), "-b", "browsecomp-plus")
+    header = next(line for line in out.splitlines() if line.startswith("| system"))
+    assert "Evidence nDCG@10" in header and "Avg" not in header
+
+
+def test_report_refuses_another_measure_for_a_table_of_several(browsecomp, cli, tmp_path):
+    path = tmp_path / "browsecomp-plus.trec"
+    path.write_text("769 Q0 1 0 1.0 r\n", encoding="utf-8")
+    status, _, err = cli("report", str(path), "-m", "R@10")
+    assert status == 2 and "drop --measure" in err

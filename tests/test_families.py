@@ -47,7 +47,8 @@ def test_every_benchmark_has_a_column_per_domain_and_known_group_labels(name):
     declared = family(name)
     for bench in declared.benchmarks().values():
         assert bench.ids and len(bench.ids) == len(set(bench.ids)) == len(bench.labels)
-        assert all(declared.owns(i) for i in bench.ids)
+        assert all(declared.owns(bench.dataset_of(i)) for i in bench.ids)
+        assert all(declared.owns(i) for i in bench.run_ids)
         for group in bench.groups:
             assert group.ids and set(group.ids) <= set(bench.ids)
 

@@ -28,7 +28,9 @@ file (and at most its module). The keys:
 - ``tables``: ``columns``, the domains in the papers' column order (default: ``domains``'
   order); ``benchmarks``: name -> ``title``, ``measure``, ``document_set``, ``query_set`` and
   optionally ``groups`` (label -> the column labels averaged together), one column per domain
-  that has the document set and query set; ``references``: benchmark -> published rows
+  that has the document set and query set; or, with ``measures``, one column per domain and
+  measure, read from the run file of the dataset ``run`` (if given), ``average`` saying whether
+  the row has an average; ``references``: benchmark -> published rows
   (:mod:`ir_bright.results.references`).
 
 This module needs the standard library only: the ids are known without importing
@@ -103,14 +105,29 @@ class Group:
 @dataclass(frozen=True)
 class Benchmark:
     """One table of a family, as declared: its datasets are one column per domain, in the
-    papers' order, with the labels the papers print; its groups are averaged beside them."""
+    papers' order, with the labels the papers print; its groups are averaged beside them.
+
+    A table may also set several measures of one run side by side (BrowseComp-Plus: recall at
+    5, 100 and 1,000 and nDCG@10, on its evidence and its gold qrels): each column is then a
+    dataset and a measure (``measures``), read from the run file of ``runs`` (a dataset id
+    whose file name the runs have), and the row may have no average."""
 
     name: str
     title: str
     measure: str
     ids: tuple[str, ...]
+    """The columns' keys: the dataset ids, or ``<dataset id> <measure>`` in a table of
+    several measures."""
     labels: tuple[str, ...]
     groups: tuple[Group, ...] = ()
+    datasets: tuple[str, ...] = ()
+    """Each column's dataset (default: its key)."""
+    measures: tuple[str, ...] = ()
+    """Each column's measure (default: the table's, which ``--measure`` may change)."""
+    runs: tuple[str, ...] = ()
+    """Each column's run: the dataset id its run file is named after (default: its key)."""
+    average: bool = True
+    """Whether a row has the average of its columns."""
 
     def label(self, column: str) -> str:
         """The printed label of a dataset id (groups and Avg are their own label)."""
@@ -120,6 +137,28 @@ class Benchmark:
     def columns(self) -> tuple[str, ...]:
         """The value columns of a row: the dataset ids, then the group labels."""
         return (*self.ids, *(g.label for g in self.groups))
+
+    def dataset_of(self, column: str) -> str:
+        """The dataset whose qrels score ``column``."""
+        return self.datasets[self.ids.index(column)] if self.datasets else column
+
+    def measure_of(self, column: str, measure: str) -> str:
+        """The measure of ``column``: its own, or ``measure`` (the table's)."""
+        return self.measures[self.ids.index(column)] if self.measures else measure
+
+    def run_of(self, column: str) -> str:
+        """The dataset id whose run file ``column`` is scored from."""
+        return self.runs[self.ids.index(column)] if self.runs else column
+
+    @property
+    def run_ids(self) -> tuple[str, ...]:
+        """The dataset ids the table's run files are named after, each once, in order."""
+        return tuple(dict.fromkeys(self.run_of(column) for column in self.ids))
+
+    @property
+    def mixed(self) -> bool:
+        """Whether its columns are several measures (so ``--measure`` cannot replace them)."""
+        return bool(self.measures)
 
 
 class Family:
@@ -238,13 +277,26 @@ class Family:
             Group(g["label"], tuple(by_label[label] for label in g["columns"]))
             for g in spec.get("groups", ())
         )
+        measures = tuple(spec.get("measures", ()))
+        if not measures:
+            keys = tuple(dataset_id for dataset_id, _ in columns)
+            runs = (spec["run"],) * len(keys) if "run" in spec else ()
+            labels = tuple(label for _, label in columns)
+            return Benchmark(
+                name, spec["title"], spec["measure"], keys, labels, groups, (), (), runs
+            )
+        cells = [(d, label, m) for d, label in columns for m in measures]
         return Benchmark(
             name,
             spec["title"],
             spec["measure"],
-            tuple(dataset_id for dataset_id, _ in columns),
-            tuple(label for _, label in columns),
+            tuple(f"{d} {m}" for d, _, m in cells),
+            tuple(f"{label} {m}" for _, label, m in cells),
             groups,
+            datasets=tuple(d for d, _, _ in cells),
+            measures=tuple(m for _, _, m in cells),
+            runs=(spec["run"],) * len(cells) if "run" in spec else tuple(d for d, _, _ in cells),
+            average=spec.get("average", True),
         )
 
     def references(self) -> Mapping[str, Mapping[str, Any]]:
