@@ -192,3 +192,42 @@ def test_report_refuses_another_measure_for_a_table_of_several(browsecomp, cli, 
     path.write_text("769 Q0 1 0 1.0 r\n", encoding="utf-8")
     status, _, err = cli("report", str(path), "-m", "R@10")
     assert status == 2 and "drop --measure" in err
+
+
+@pytest.mark.slow
+def test_every_command_works_on_browsecomp_plus(browsecomp, cli, tmp_path):
+    for dataset_id in ("browsecomp-plus", "browsecomp-plus/evidence", "browsecomp-plus/gold"):
+        status, out, _ = cli("list", dataset_id, "--format", "json")
+        assert status == 0 and dataset_id in [row["id"] for row in json.loads(out)]
+    assert cli("download", "browsecomp-plus/gold")[0] == 0
+    status, out, _ = cli("info", "browsecomp-plus/gold", "--format", "json")
+    info = json.loads(out)
+    assert all(f["cached"] for f in info["files"]) and info["protocol"]["average"] == "qrels"
+    status, out, _ = cli("export", "browsecomp-plus/gold", "qrels")
+    judged = {tuple(line.split()[::2]) for line in out.splitlines()}
+    assert judged == official_pairs(browsecomp["queries"], "gold_docs")
+    status, out, _ = cli("export", "browsecomp-plus", "queries", "--format", "jsonl")
+    assert [json.loads(line)["answer"] for line in out.splitlines()] == [
+        row["answer"] for row in browsecomp["queries"]
+    ]
+    run = tmp_path / "browsecomp-plus.trec"
+    status, _, err = cli("bm25", "browsecomp-plus", "-o", str(run))
+    assert status == 0, err
+    lines = run.read_text(encoding="utf-8").splitlines()
+    assert {line.split()[0] for line in lines} == {r["query_id"] for r in browsecomp["queries"]}
+    status, out, err = cli("evaluate", "browsecomp-plus/evidence", str(run), "--format", "json")
+    assert status == 0, err
+    assert list(json.loads(out)[str(run)]) == ["nDCG@10", "R@5", "R@100", "R@1000"]
+
+
+def test_pyterrier_reads_the_decrypted_questions_and_the_official_qrels(browsecomp):
+    pt = pytest.importorskip("pyterrier")
+    dataset = pt.get_dataset("bright:browsecomp-plus/gold")  # topics: the question text
+    topics = dataset.get_topics()
+    assert list(topics["qid"]) == [row["query_id"] for row in browsecomp["queries"]]
+    assert list(topics["query"]) == [row["query"] for row in browsecomp["queries"]]
+    qrels = dataset.get_qrels()
+    pairs = set(zip(qrels["qid"], qrels["docno"]))
+    assert pairs == official_pairs(browsecomp["queries"], "gold_docs")
+    answers = pt.get_dataset("irds:browsecomp-plus/gold").get_topics("answer")
+    assert list(answers["query"]) == [row["answer"] for row in browsecomp["queries"]]

@@ -11,9 +11,10 @@ official qrels, each query's decrypted ``evidence_docs`` or ``gold_docs`` ids at
 each pair once: the pairs of the official ``topics-qrels/qrel_evidence.txt`` and
 ``qrel_golds.txt``, which this package derives rather than ships (that repository has no
 licence; the hub's data states its own).
-"""
 
-from __future__ import annotations
+No ``from __future__ import annotations`` here: ir_datasets' exporter reads a record type's
+annotations as runtime types (:mod:`ir_bright.records`).
+"""
 
 import base64
 import binascii
