@@ -152,9 +152,9 @@ def known_revisions() -> dict[tuple[str, str], str]:
     from .families import families
 
     return {
-        (family.data["hub"].get("repo"), revision["commit"]): revision["known_as"]
+        (family.hub.repo, commit): name
         for family in families()
-        for revision in family.data["hub"].get("known_revisions", {}).get("revisions", ())
+        for commit, name in family.known_revisions().items()
     }
 
 

@@ -14,8 +14,8 @@ from ir_measures import Qrel, ScoredDoc, nDCG
 
 import ir_bright
 from ir_bright.errors import ChecksumError, DownloadError, OfflineError
+from ir_bright.families.brightpro.records import BrightProQrel
 from ir_bright.measures import A_Recall, wAlpha_nDCG
-from ir_bright.records import BrightProQrel
 from tests.fixtures.brightpro_hub import write_brightpro
 from tests.helpers import write_run
 from tests.test_aspect_measures import reference_a_recall, reference_alpha_ndcg
@@ -95,7 +95,7 @@ def test_agentic_subset_keeps_the_listed_queries_only(pro):
 def test_agentic_subset_is_the_official_list():
     from ir_bright.families import family
 
-    tasks = {key: d["agentic_queries"] for key, d in family("bright-pro").domains.items()}
+    tasks = {key: d.agentic_queries for key, d in family("bright-pro").domains.items()}
     assert {task: len(ids) for task, ids in tasks.items()} == {
         "biology": 25,
         "earth_science": 25,

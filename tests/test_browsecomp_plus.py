@@ -36,7 +36,9 @@ KINDS = {"evidence": "evidence_docs", "gold": "gold_docs"}
 
 
 def test_decryption_gives_what_the_official_script_gives():
-    canary = family("browsecomp-plus").data["encryption"]["canary"]
+    encryption = family("browsecomp-plus").declaration.encryption
+    assert encryption is not None and encryption.skip == ("query_id",)
+    canary = encryption.canary
     for case in OFFICIAL["cases"]:
         assert decrypt(case["encrypted"], canary) == case["decrypted"]
 
@@ -56,12 +58,11 @@ def test_a_string_that_is_not_the_schemes_is_refused():
 
 def test_the_declaration_records_the_official_qrels_files_and_counts():
     declared = family("browsecomp-plus")
-    assert declared.collection["counts"] == {"docs": 100195, "queries": 830}
-    files = {key: about["official_file"] for key, about in declared.domains.items()}
-    assert files["evidence"]["git_blob"] == "d99a06aeb30dcf0dd9c41003c2bca8d775e4519c"
-    assert files["gold"]["git_blob"] == "8129652990c139cfa153ce901b415e802f6fbdd7"
-    assert [files[k]["lines"] for k in ("evidence", "gold")] == [5064, 2407]
-    assert [declared.domains[k]["counts"]["qrels"] for k in ("evidence", "gold")] == [5064, 2407]
+    assert declared.collection.published_totals == {"docs": 100195, "queries": 830}
+    evidence, gold = (declared.domains[k] for k in ("evidence", "gold"))
+    assert "git blob d99a06aeb30dcf0dd9c41003c2bca8d775e4519c, 5,064 lines" in evidence.source
+    assert "git blob 8129652990c139cfa153ce901b415e802f6fbdd7, 2,407 lines" in gold.source
+    assert [evidence.counts["qrels"], gold.counts["qrels"]] == [5064, 2407]
     assert declared.protocol.average == "qrels" and not declared.protocol.query_side
     assert declared.protocol.depth == 1000 and declared.protocol.exclusions is None
 

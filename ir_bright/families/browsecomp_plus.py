@@ -19,7 +19,7 @@ annotations as runtime types (:mod:`ir_bright.records`).
 import base64
 import binascii
 import hashlib
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -33,8 +33,9 @@ from ..store.docs import ParquetDocs
 from ..store.json_rows import RewrittenCorpus, docs_schema, write_docs
 from ..store.parquet import open_parquet
 from ..store.schema import ID, TEXT, Column, checked_batches
-from .components import Documentation, dataset
+from .components import Documentation, dataset, declared_metadata
 from .declaration import Family
+from .files import hub_file
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -56,6 +57,10 @@ class BrowseCompPlusQuery(NamedTuple):
     def default_text(self) -> str:
         """The text a retriever should use: the question."""
         return self.text
+
+
+RECORDS = (BrowseCompPlusQuery,)
+"""The record types of the family's datasets beyond ir_datasets' own."""
 
 
 @cache
@@ -99,10 +104,10 @@ class EncryptedQueries:
     nested document lists), read a column at a time: a nested list's ``docid`` is read
     without its documents' text."""
 
-    def __init__(self, files: Sequence[Any], encryption: Mapping[str, Any]):
+    def __init__(self, files: Sequence[Any], canary: str, skip: Sequence[str]):
         self.files = list(files)
-        self._canary: str = encryption["canary"]
-        self._skip = tuple(encryption["skip"])
+        self._canary = canary
+        self._skip = tuple(skip)
 
     def rows(self, columns: Sequence[str]) -> Iterator[dict[str, Any]]:
         """Each row's ``query_id`` and ``columns`` (top-level strings, or ``<list>.docid`` for
@@ -234,16 +239,11 @@ class DerivedQrels(BaseQrels):
         return {1: self._meaning}
 
 
-def _hub_file(family: Family, part: str, path: str) -> hub.HubFile:
-    """A file of the ``part`` repository (``queries`` or ``corpus``) at its pinned revision."""
-    about = family.data["hub"][part]
-    return hub.HubFile(
-        repo=about["repo"],
-        path=path,
-        namespace=family.namespace,
-        cache_path=f"{part}/{path}",
-        revision=about["revision"],
-    )
+def shards(family: Family, config: str) -> list[hub.HubFile]:
+    """The parquet shards of ``config`` (``queries`` or ``corpus``), in order: the files the
+    hub block lists as ``<config>/<shard>``, each at its repository's pinned revision."""
+    keys = [key for key in family.hub.files if key.partition("/")[0] == config]
+    return [hub_file(family, config, key.partition("/")[2]) for key in keys]
 
 
 def _rewrite_corpus(sources: list[Path], target: Path) -> None:
@@ -260,44 +260,45 @@ def _corpus_batches(sources: list[Path]) -> Iterator[Any]:
 
 def datasets(family: Family) -> dict[str, Dataset]:
     """Every id of the BrowseComp-Plus family -> its Dataset, built from its declaration."""
-    about = family.data["hub"]
-    corpus_files = [_hub_file(family, "corpus", p) for p in about["corpus"]["files"]]
+    encryption = family.declaration.encryption
+    if encryption is None:
+        raise ValueError(f"{family.name}.json declares no encryption")
+    corpus_files = shards(family, "corpus")
     corpus = RewrittenCorpus(
         lambda: corpus_files[0].local_path.parent / "corpus.parquet",
         lambda: corpus_files,
         _rewrite_corpus,
     )
-    counts = family.collection["counts"]
-    docs = ParquetDocs(corpus, family.namespace, count=counts["docs"])
-    source = EncryptedQueries(
-        [_hub_file(family, "queries", p) for p in about["queries"]["files"]],
-        family.data["encryption"],
-    )
+    totals = family.collection.published_totals
+    docs = ParquetDocs(corpus, family.namespace, count=totals["docs"])
+    source = EncryptedQueries(shards(family, "queries"), encryption.canary, encryption.skip)
     queries = DecryptedQueries(source, family.namespace)
     files = [*corpus_files, *source.files]
-    metadata = {kind: {"count": counts[kind]} for kind in ("docs", "queries")}
-    pretty = family.collection["pretty_name"]
+    pretty = family.collection.pretty_name
+    documentation = family.documentation(pretty, family.collection.desc)
+    metadata = {kind: {"count": totals[kind]} for kind in ("docs", "queries")}
     result = {
         family.namespace: dataset(
             family.namespace,
             docs,
             queries,
-            Documentation(family.documentation(pretty, family.collection["desc"])),
+            Documentation(documentation),
             metadata=metadata,
             files=files,
         )
     }
     for entry in family.entries:
         domain = family.domains[entry.domain]
-        qrels = DerivedQrels(source, domain["field"], domain["relevance"])
-        documentation = family.documentation(f"{pretty}, {domain['name']}", domain["desc"])
+        meaning = f"Relevant: one of the question's {domain.name}, human-verified"
+        qrels = DerivedQrels(source, encryption.qrels[entry.domain], meaning)
+        documentation = family.documentation(f"{pretty}, {domain.name}", domain.desc or "")
         result[entry.id] = dataset(
             entry.id,
             docs,
             queries,
             qrels,
             Documentation(documentation),
-            metadata=metadata | {"qrels": {"count": domain["counts"]["qrels"]}},
+            metadata=declared_metadata(family, entry),
             files=files,
         )
     return result

@@ -14,6 +14,12 @@ import ir_datasets
 from ir_datasets.datasets.base import Dataset
 from ir_datasets.util.metadata import MetadataComponent, MetadataProvider
 
+from .declaration import Entry, Family
+from .spec import Count
+
+ENTITIES = ("docs", "queries", "qrels")
+"""The entity types whose counts a domain declares (``counts``)."""
+
 
 class Documentation:
     """A documentation component: ``documentation()`` returns the dict ir_datasets expects."""
@@ -55,11 +61,42 @@ def dataset(
     return Dataset(MetadataComponent(dataset_id, inner, provider), inner)
 
 
-def collection_root(namespace: str, collection: Mapping[str, Any]) -> Dataset:
+def collection_root(namespace: str, collection: Any) -> Dataset:
     """The dataset of a collection's bare id (``mm-bright``): its documentation only, from the
     ``collection`` of its family's declaration."""
     fields = ("pretty_name", "desc", "bibtex", "website")
-    return dataset(namespace, Documentation({k: collection[k] for k in fields}), metadata={})
+    documentation = {name: getattr(collection, name) for name in fields}
+    return dataset(namespace, Documentation(documentation), metadata={})
+
+
+def declared_metadata(
+    family: Family, entry: Entry, entities: tuple[str, ...] = ENTITIES
+) -> dict[str, dict[str, Any]]:
+    """The declared metadata of ``entry`` by entity type: ``{"docs": {"count": n}, ...}``.
+
+    A count is the domain's ``<query set>/<entity>`` where the query set has its own
+    (``own_counts``: its judgements are not the domain's), else, for a document set other
+    than the first, ``<document set>/<entity>`` (BRIGHT's ``long/docs``; the queries are the
+    domain's), else ``<entity>``. An entity without a declared count is left out (ir_datasets
+    then counts it once its files are cached)."""
+    counts = family.domains[entry.domain].counts
+    own = family.query_sets[entry.query_set].own_counts
+    first_set = next(iter(family.document_sets))
+    result = {}
+    for entity in entities:
+        if entity in own:
+            key = f"{entry.query_set}/{entity}"
+        elif entry.document_set != first_set and entity != "queries":
+            key = f"{entry.document_set}/{entity}"
+        else:
+            key = entity
+        value = counts.get(key)
+        if isinstance(value, Count):
+            facts = {"fields": dict(value.fields)} if value.fields else {}
+            result[entity] = {"count": value.count, **facts}
+        elif value is not None:
+            result[entity] = {"count": value}
+    return result
 
 
 class CountingMetadata(MetadataProvider):

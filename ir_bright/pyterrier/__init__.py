@@ -69,7 +69,7 @@ class BrightDatasetProvider:
 
         registry.register()
         ids = set(registry.our_ids())
-        dataset_id = name if name in ids else f"bright/{name}"
+        dataset_id = name if name in ids else f"{_bare_namespace()}/{name}"
         if dataset_id not in ids:
             try:
                 registry.load(dataset_id)
@@ -82,7 +82,15 @@ class BrightDatasetProvider:
         from .. import registry
 
         registry.register()
-        return [i.removeprefix("bright/") for i in registry.our_ids() if "/" in i]
+        prefix = f"{_bare_namespace()}/"
+        return [i.removeprefix(prefix) for i in registry.our_ids() if "/" in i]
+
+
+def _bare_namespace() -> str:
+    """The namespace whose ids the provider takes without it: the first declared family's."""
+    from ..families import families
+
+    return families()[0].namespace
 
 
 def provided_dataset(dataset_id: str) -> Any:
