@@ -16,6 +16,7 @@ declarations follows the renaming, a hand-written one does not.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import importlib.util
 import io
 import re
@@ -37,7 +38,7 @@ def declared_hook():
     return module
 
 
-ORIGINAL_NAMES = {f.name: f.collection["pretty_name"] for f in families()}
+ORIGINAL_NAMES = {f.name: f.collection.pretty_name for f in families()}
 """The families' real pretty names, read before any test renames them."""
 
 
@@ -136,7 +137,9 @@ def help_texts() -> dict[str, str]:
 def renamed_families(monkeypatch):
     """Every family's pretty name replaced by ``Renamed<order>`` in its declaration."""
     for family in families():
-        monkeypatch.setitem(family.collection, "pretty_name", f"Renamed{family.order}")
+        collection = dataclasses.replace(family.collection, pretty_name=f"Renamed{family.order}")
+        declaration = dataclasses.replace(family.declaration, collection=collection)
+        monkeypatch.setattr(family, "declaration", declaration)
 
 
 def test_no_help_text_lists_the_families_by_hand(renamed_families):
