@@ -7,6 +7,7 @@ the independent reference of the scoring protocol (tests/protocol.py)."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import random
 from pathlib import Path
@@ -17,7 +18,14 @@ import pytest
 import ir_bright
 from ir_bright.errors import CacheError
 from ir_bright.families import family
-from ir_bright.families.browsecomp_plus import decrypt, decrypt_string
+from ir_bright.families.browsecomp_plus import (
+    DerivedQrels,
+    EncryptedQueries,
+    decrypt,
+    decrypt_string,
+    pairs_digest,
+    shards,
+)
 from tests import protocol
 from tests.fixtures.browsecomp_hub import (
     CANARY,
@@ -232,3 +240,22 @@ def test_pyterrier_reads_the_decrypted_questions_and_the_official_qrels(browseco
     assert pairs == official_pairs(browsecomp["queries"], "gold_docs")
     answers = pt.get_dataset("irds:browsecomp-plus/gold").get_topics("answer")
     assert list(answers["query"]) == [row["answer"] for row in browsecomp["queries"]]
+
+
+def test_the_digest_of_qrels_pairs_ignores_their_order_and_repeats():
+    pairs = [("769", "5412"), ("769", "18639"), ("1", "7")]
+    expected = hashlib.sha256(b"1 7\n769 18639\n769 5412\n").hexdigest()
+    assert pairs_digest(pairs) == pairs_digest([*reversed(pairs), pairs[0]]) == expected
+
+
+@pytest.mark.parametrize("kind", KINDS.values())
+def test_derived_qrels_unlike_the_official_files_pairs_get_a_warning(browsecomp, kind, caplog):
+    declared = family("browsecomp-plus")
+    encryption = declared.declaration.encryption
+    source = EncryptedQueries(shards(declared, "queries"), encryption.canary, encryption.skip)
+    mine = pairs_digest(official_pairs(browsecomp["queries"], kind))
+    for expected, warned in ((mine, False), (encryption.pairs_sha256["evidence"], True)):
+        caplog.clear()
+        qrels = list(DerivedQrels(source, kind, "relevant", expected).qrels_iter())
+        assert len(qrels) == len(official_pairs(browsecomp["queries"], kind))
+        assert ("not the official file's pairs" in caplog.text) is warned

@@ -19,7 +19,8 @@ annotations as runtime types (:mod:`ir_bright.records`).
 import base64
 import binascii
 import hashlib
-from collections.abc import Iterator, Sequence
+import logging
+from collections.abc import Iterable, Iterator, Sequence
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -41,6 +42,8 @@ if TYPE_CHECKING:
     import pyarrow as pa
 else:
     pa = lazy.module("pyarrow")
+
+logger = logging.getLogger(__name__)
 
 CORPUS_SPEC = {"docid": Column(ID), "text": Column(TEXT), "url": Column(TEXT, nullable=True)}
 """The corpus shards' columns: digit-string ids, plain text, the page's address."""
@@ -157,6 +160,13 @@ class EncryptedQueries:
         return result
 
 
+def pairs_digest(pairs: Iterable[tuple[str, str]]) -> str:
+    """The SHA-256 of distinct (query id, doc id) pairs written ``<query> <doc>\\n`` in sorted
+    order: the same for two qrels files with the same pairs, whatever their order."""
+    lines = "".join(f"{query} {doc}\n" for query, doc in sorted(set(pairs)))
+    return hashlib.sha256(lines.encode("utf-8")).hexdigest()
+
+
 def _leaf_name(path: str) -> str:
     """``query`` for a top-level column, ``evidence_docs.docid`` for a nested list's field
     (whatever the writer named the list's levels: ``list.element``, ``list.item``, ...)."""
@@ -206,19 +216,41 @@ class DecryptedQueries(BaseQueries):
 class DerivedQrels(BaseQrels):
     """The official qrels of one kind: each query's decrypted ``<kind>`` document ids at
     relevance 1, each pair once; queries in the hub's row order, a query's ids in text order
-    (as the official files list them)."""
+    (as the official files list them). Pairs whose digest is not the official file's
+    (``expected``, see :func:`pairs_digest`) get a warning: the hub's data is not the data the
+    official qrels were made from."""
 
-    def __init__(self, source: EncryptedQueries, kind: str, meaning: str):
+    def __init__(self, source: EncryptedQueries, kind: str, meaning: str, expected: str | None):
         self._source = source
         self._kind = kind
         self._meaning = meaning
+        self._expected = expected
+        self._checked = False
 
     def qrels_iter(self) -> Iterator[TrecQrel]:
         """The judgements."""
         column = f"{self._kind}.docid"
-        for row in self._source.rows([column]):
-            for doc_id in sorted(set(row[column])):
-                yield TrecQrel(row["query_id"], doc_id, 1, "0")
+        pairs = [
+            (row["query_id"], doc_id)
+            for row in self._source.rows([column])
+            for doc_id in sorted(set(row[column]))
+        ]
+        self._check(pairs)
+        for query_id, doc_id in pairs:
+            yield TrecQrel(query_id, doc_id, 1, "0")
+
+    def _check(self, pairs: list[tuple[str, str]]) -> None:
+        if self._checked or self._expected is None:
+            return
+        self._checked = True
+        if pairs_digest(pairs) != self._expected:
+            logger.warning(
+                "the %s qrels derived from %s (%d pairs) are not the official file's pairs: "
+                "the hub's data differs from the data they were made from",
+                self._kind,
+                self._source.files[0].repo if self._source.files else "the hub",
+                len(pairs),
+            )
 
     def qrels_hub_files(self) -> list[Any]:
         """The query shards the judgements are read from."""
@@ -290,7 +322,8 @@ def datasets(family: Family) -> dict[str, Dataset]:
     for entry in family.entries:
         domain = family.domains[entry.domain]
         meaning = f"Relevant: one of the question's {domain.name}, human-verified"
-        qrels = DerivedQrels(source, encryption.qrels[entry.domain], meaning)
+        kind = encryption.qrels[entry.domain]
+        qrels = DerivedQrels(source, kind, meaning, encryption.pairs_sha256.get(entry.domain))
         documentation = family.documentation(f"{pretty}, {domain.name}", domain.desc or "")
         result[entry.id] = dataset(
             entry.id,

@@ -306,6 +306,9 @@ class Encryption:
     """The keys whose values are stored in plain text."""
     qrels: Mapping[str, str]
     """Domain -> the column listing each question's judged documents."""
+    pairs_sha256: Mapping[str, str] = field(default_factory=dict)
+    """Domain -> the SHA-256 of the official qrels' pairs (sorted ``<query> <doc>`` lines),
+    which the qrels derived from the pinned revision must have."""
     about: str | None = None
 
 
