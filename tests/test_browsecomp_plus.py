@@ -259,3 +259,11 @@ def test_derived_qrels_unlike_the_official_files_pairs_get_a_warning(browsecomp,
         qrels = list(DerivedQrels(source, kind, "relevant", expected).qrels_iter())
         assert len(qrels) == len(official_pairs(browsecomp["queries"], kind))
         assert ("not the official file's pairs" in caplog.text) is warned
+
+
+def test_references_list_the_papers_bm25_row_with_its_measures(cli):
+    status, out, _ = cli("references", "-b", "browsecomp-plus", "--format", "json")
+    (row,) = json.loads(out)
+    assert status == 0 and row["name"] == "paper-bm25" and row["average"] is None
+    assert row["measure"] == "R@5, R@100, R@1000, nDCG@10"
+    assert list(row["values"]) == LABELS and "Table 2" in row["source"]
