@@ -132,3 +132,12 @@ def test_pyterrier_reads_rar_b(rarb):
     assert list(topics["query"]) == [row["text"] for row in rarb["piqa"]["queries"]]
     qrels = pt.get_dataset("irds:rar-b/piqa").get_qrels()
     assert set(zip(qrels["qid"], qrels["docno"])) == {q[:2] for q in rarb["piqa"]["qrels"]}
+
+
+def test_counting_the_queries_downloads_nothing(rarb, hub):
+    dataset = ir_datasets.load("rar-b/siqa")
+    for file in dataset.queries_hub_files()[:1]:  # the queries cached, the instruction not
+        file.fetch()
+    before = len(hub.requests)
+    assert dataset.queries_count() == 1954 == dataset.metadata()["queries"]["count"]
+    assert len(hub.requests) == before

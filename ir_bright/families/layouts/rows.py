@@ -305,6 +305,13 @@ class DeclaredQueries(RowQueries):
         """The queries' file and the whole files their records read."""
         return [*super().queries_hub_files(), *self._whole.values()]
 
+    def queries_count(self) -> int | None:
+        """The number of queries once all their files are cached (nothing is downloaded to
+        count them), else None (the declared count)."""
+        if not all(f.is_cached() for f in self._whole.values()):
+            return None
+        return super().queries_count()
+
 
 def whole_text(file: hub.HubFile) -> str:
     """A small hub file's whole text (UTF-8, as it is: no line break dropped)."""
