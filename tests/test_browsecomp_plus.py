@@ -57,6 +57,13 @@ def test_the_fixture_encrypts_as_the_hub_does():
     assert strings and all(encrypt(c["decrypted"]) == c["encrypted"] for c in strings)
 
 
+def test_base64_wrapped_in_lines_decrypts_as_the_official_decoder_reads_it():
+    text = "Schönbrunn №2 — a question long enough to wrap " * 4
+    stored = encrypt(text)
+    wrapped = "\n".join(stored[i : i + 76] for i in range(0, len(stored), 76))
+    assert "\n" in wrapped and decrypt_string(wrapped, CANARY) == text
+
+
 def test_a_string_that_is_not_the_schemes_is_refused():
     with pytest.raises(ValueError, match="base64"):
         decrypt_string("Which lighthouse keeper?", CANARY)

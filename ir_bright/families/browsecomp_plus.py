@@ -80,9 +80,10 @@ def key_stream(canary: str, length: int) -> bytes:
 def decrypt_string(text: str, canary: str) -> str:
     """One stored string, decrypted: base64-decoded, XORed with :func:`key_stream` from its
     first byte, read as UTF-8. Anything else (not base64, not UTF-8 once decrypted) raises
-    ``ValueError``."""
-    try:
-        data = base64.b64decode(text, validate=True)
+    ``ValueError``, where the official script's decoder would skip the characters that are not
+    base64 and decrypt what is left."""
+    try:  # white space aside (base64 wrapped in lines), only base64 is read
+        data = base64.b64decode("".join(text.split()), validate=True)
     except binascii.Error as exc:
         raise ValueError(f"not base64: {exc}") from None
     key = key_stream(canary, len(data))
