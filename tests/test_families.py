@@ -88,7 +88,9 @@ def test_a_declaration_without_a_depth_gets_the_official_thousand():
 
     data = json.loads((PACKAGE / "families" / "bright.json").read_text("utf-8"))
     assert "depth" not in data["protocol"]  # the default is not spelt a second time
-    assert Family.read(data, "bright.json").protocol.depth == 1000  # BRIGHT's get_scores keeps the best 1,000
+    assert (
+        Family.read(data, "bright.json").protocol.depth == 1000
+    )  # BRIGHT's get_scores keeps the best 1,000
     data["protocol"]["depth"] = 100
     assert Family.read(data, "bright.json").protocol.depth == 100
     assert run_depth("bright/biology") == 1000 and run_depth("r2med/biology") == 100

@@ -16,10 +16,10 @@ declarations follows the renaming, a hand-written one does not.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import importlib.util
 import io
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -137,9 +137,10 @@ def help_texts() -> dict[str, str]:
 def renamed_families(monkeypatch):
     """Every family's pretty name replaced by ``Renamed<order>`` in its declaration."""
     for family in families():
-        collection = dataclasses.replace(family.collection, pretty_name=f"Renamed{family.order}")
-        declaration = dataclasses.replace(family.declaration, collection=collection)
-        monkeypatch.setattr(family, "declaration", declaration)
+        collection = replace(family.collection, pretty_name=f"Renamed{family.order}")
+        monkeypatch.setattr(
+            family, "declaration", replace(family.declaration, collection=collection)
+        )
 
 
 def test_no_help_text_lists_the_families_by_hand(renamed_families):

@@ -96,12 +96,27 @@ def declared_metadata(
             result[entity] = {"count": value.count, **facts}
         elif value is not None:
             result[entity] = {"count": value}
-    return result
+    return {**unknown_metadata(family, entry, entities), **result}
+
+
+def unknown_metadata(
+    family: Family, entry: Entry, entities: tuple[str, ...] = ENTITIES
+) -> dict[str, dict[str, Any]]:
+    """``{"count": None}`` for each entity of ``entry`` whose count the declaration says is
+    published nowhere (``unknown_counts``, by ``<query set>/<entity>`` or ``<entity>``): what
+    ir_datasets' metadata holds for a count it does not know, until the files are cached."""
+    unknown = family.declaration.unknown_counts
+    return {
+        entity: {"count": None}
+        for entity in entities
+        if f"{entry.query_set}/{entity}" in unknown or entity in unknown
+    }
 
 
 class CountingMetadata(MetadataProvider):
     """Declared metadata, completed by the counts the components know once their files are
-    cached: ``metadata()`` then has a ``count`` for every entity type, as ``*_count()`` does."""
+    cached: ``metadata()`` then has a ``count`` for every entity type, as ``*_count()`` does
+    (a count declared unknown, None, included)."""
 
     def __init__(self, dataset_id: str, metadata: Mapping[str, Any], components: Dataset):
         super().__init__(lambda: {dataset_id: dict(metadata)})
@@ -111,7 +126,7 @@ class CountingMetadata(MetadataProvider):
         """The declared facts of ``entity_type``, plus its ``count`` if now known."""
         found = dict(super().get_metadata(dsid, entity_type))
         kind = ir_datasets.EntityType(entity_type).value
-        if "count" not in found and self._components.has(kind):
+        if found.get("count") is None and self._components.has(kind):
             count = getattr(self._components, f"{kind}_count", lambda: None)()
             if count is not None:
                 found["count"] = count

@@ -19,7 +19,10 @@ file (and at most its module). The keys:
   :data:`OFFICIAL_DEPTH`), ``measure`` (the headline measure) and ``query_side`` (whether the
   official BM25 weights the query's terms, as the BRIGHT paper's gensim code does);
 - ``hub``: the hub repositories, their pinned revisions, file templates and pins, in one
-  shape for every family (:class:`~.spec.Hub`);
+  shape for every family (:class:`~.spec.Hub`); ``hub.known_revisions.revisions`` lists
+  commits worth naming, each with its ``alias`` (``mteb-v1``), what pins it and its state; a
+  dataset can be read at any of them, or any commit, as ``<id>@<alias or commit>``
+  (:meth:`Family.at`);
 - ``domains``: key (the hub's spelling) -> ``id`` (the ids' spelling, default the key),
   ``name``, ``label`` (the column label of the papers' tables) and facts such as ``counts``;
 - ``document_sets`` and ``query_sets``: name -> ``suffix`` and facts (BRIGHT's document sets
@@ -59,7 +62,9 @@ from .spec import (
     Declaration,
     DocumentSet,
     Domain,
+    FilePin,
     Hub,
+    KnownRevision,
     Protocol,
     QuerySet,
 )
@@ -147,7 +152,10 @@ class Benchmark:
 class Family:
     """A benchmark family, read from its declaration (see the module's docstring)."""
 
-    def __init__(self, declaration: Declaration):
+    def __init__(self, declaration: Declaration | Mapping[str, Any]):
+        if not isinstance(declaration, Declaration):  # parsed JSON: checked first
+            declaration = read(Declaration, declaration, "a declaration")
+            _check_names(declaration, "a declaration")
         self.declaration = declaration
         self.name: str = declaration.name
         self.order: int = declaration.order
@@ -166,6 +174,46 @@ class Family:
 
     def __repr__(self) -> str:
         return f"<family {self.name}>"
+
+    def aliases(self) -> dict[str, str]:
+        """The declared names of known revisions: alias -> full commit (``mteb-v1``)."""
+        return {r.alias: r.commit for r in self.known_revisions() if r.alias is not None}
+
+    def repo(self, dataset_id: str | None = None) -> str | None:
+        """The hub repository ``dataset_id`` (or the whole family) is read from; None for a
+        family of one repository per domain (``{domain}`` in ``hub.repo``) asked as a whole."""
+        if "{domain}" not in self.hub.repo:
+            return self.hub.repo
+        entry = self.entry(dataset_id.partition("@")[0]) if dataset_id is not None else None
+        return self.hub.repo.format(domain=entry.domain) if entry is not None else None
+
+    def at(self, commit: str, alias: str | None = None) -> Family:
+        """The same family read at ``commit`` (a full commit; ``alias`` its declared name):
+        every file at that commit, cached in its own folder, verified by the hub's listing for
+        it instead of the declared pins, and counts unknown until the files are read (they are
+        the declared revision's). The family itself when ``commit`` is its declared one."""
+        hub = self.hub
+        declared = {hub.revision, *hub.config_revisions.values(), *hub.domain_revisions.values()}
+        if declared == {commit}:
+            return self
+        unpinned = {key: FilePin(pin.path, pin.cache_path) for key, pin in hub.files.items()}
+        view = dataclasses.replace(
+            hub,
+            revision=commit,
+            commit=commit,
+            alias=alias,
+            config_revisions={},
+            domain_revisions=dict.fromkeys(hub.domain_revisions, commit),
+            files=unpinned,
+        )
+        domains = {
+            key: dataclasses.replace(domain, counts=dict.fromkeys(domain.counts))
+            for key, domain in self.domains.items()
+        }
+        why = f"the declared counts are {hub.revision}'s; known once {commit}'s files are read"
+        unknown = dict.fromkeys(("docs", "queries", "qrels"), why)
+        unknown |= self.declaration.unknown_counts
+        return self.replaced(hub=view, domains=domains, unknown_counts=unknown)
 
     @property
     def collection(self) -> Collection:
@@ -302,10 +350,10 @@ class Family:
         """Published rows by benchmark, then by name (:mod:`ir_bright.results.references`)."""
         return self.declaration.references
 
-    def known_revisions(self) -> dict[str, str]:
-        """``{commit: the name it is known by}`` of the revisions the hub block names."""
+    def known_revisions(self) -> tuple[KnownRevision, ...]:
+        """The revisions of the family's repository the hub block names."""
         known = self.hub.known_revisions
-        return {r.commit: r.known_as for r in known.revisions} if known is not None else {}
+        return known.revisions if known is not None else ()
 
     def replaced(self, **changes: Any) -> Family:
         """The same family with the declaration's top-level blocks ``changes`` replaced (for
@@ -372,8 +420,17 @@ def family(name: str) -> Family:
 
 
 def family_of(dataset_id: str) -> Family | None:
-    """The family serving ``dataset_id``, or None."""
-    return next((found for found in families() if found.owns(dataset_id)), None)
+    """The family serving ``dataset_id`` (at any revision: ``bright/biology@mteb-v1``), or
+    None."""
+    plain = dataset_id.partition("@")[0]
+    return next((found for found in families() if found.owns(plain)), None)
+
+
+def _unknown(counts: Any) -> Any:
+    """Declared counts made unknown: numbers None, facts about them empty."""
+    if isinstance(counts, Mapping):
+        return {key: {} if isinstance(value, Mapping) else None for key, value in counts.items()}
+    return None
 
 
 def run_depth(dataset: Any) -> int:

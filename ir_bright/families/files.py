@@ -50,7 +50,9 @@ def _make(family: Family, config: str, domain: str, fields: Mapping[str, str]) -
         revision=_revision(family, config, domain),
         size=pin.size,
         md5=pin.md5,
-        sha256=pin.sha256,
+        sha256_pin=pin.sha256,
+        commit=about.commit,
+        alias=about.alias,
         aliases=_aliases(family, name),
         twin=twin,
     )
@@ -73,9 +75,8 @@ def _cache_path(family: Family, config: str, domain: str, fields: Mapping[str, s
 
 def _revision(family: Family, config: str, domain: str) -> str:
     about = family.hub
-    return (
-        about.domain_revisions.get(domain) or about.config_revisions.get(config) or about.revision
-    )
+    revision = about.domain_revisions.get(domain) or about.config_revisions.get(config)
+    return revision or about.revision or "main"
 
 
 def _aliases(family: Family, name: str) -> tuple[str, ...]:

@@ -50,6 +50,10 @@ class R2MedExpandedQuery(NamedTuple):
         return self.text
 
 
+READS_REVISIONS = True
+"""Its datasets read every hub file from the family they are built from, so a family at a
+revision (:meth:`~ir_bright.families.Family.at`) reads that revision."""
+
 RECORDS = (R2MedExpandedQuery,)
 """The record types of the family's datasets."""
 OUTPUT = "hy_doc"

@@ -110,8 +110,8 @@ class KnownRevision:
     pinned_by: str
     sources: tuple[str, ...]
     state: str | None = None
-    aliases: tuple[str, ...] = ()
-    """Other names of the commit (a tag, a short name) that mean it."""
+    alias: str | None = None
+    """The short name a dataset id may give the commit after ``@`` (``bright/biology@mteb-v1``)."""
 
 
 @dataclass(frozen=True)
@@ -155,7 +155,9 @@ class Hub:
     (``{path}`` too) under the family's namespace."""
 
     repo: str
-    revision: str = "main"
+    revision: str | None = None
+    """The commit (or branch) every file is read at unless a config or domain has its own;
+    ``main`` where none is given."""
     config_repos: Mapping[str, str] = field(default_factory=dict)
     """The repository of a config held apart (BrowseComp-Plus's corpus), by config."""
     config_revisions: Mapping[str, str] = field(default_factory=dict)
@@ -169,6 +171,13 @@ class Hub:
     split: str = "test"
     known_revisions: KnownRevisions | None = None
     about: str | None = None
+    revision_about: str | None = None
+    """What the declared revision is, and why it is the one read by the ids without ``@``."""
+    commit: str | None = None
+    """Set by :meth:`~ir_bright.families.Family.at` (never declared): the commit every file of
+    a family read at a revision (``<id>@<rev>``) is read at, cached apart."""
+    alias: str | None = None
+    """Set with ``commit``: the name the declaration gives that commit, if any."""
 
 
 @dataclass(frozen=True)
@@ -354,6 +363,14 @@ class Declaration:
     columns: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
     """Where the family's files name a field of its layout otherwise: role -> the layout's
     field -> its column (R2MED's ``{"queries": {"query_id": "id"}}``)."""
+    count_sources: Mapping[str, str] = field(default_factory=dict)
+    """Where the domains' declared counts come from, by count key (``docs``,
+    ``adjusted/qrels``)."""
+    unknown_counts: Mapping[str, str] = field(default_factory=dict)
+    """Counts published nowhere, by count key (``<query set>/<entity>`` or ``<entity>``): why
+    they cannot be known before the files are read. ir_datasets' metadata then holds
+    ``"count": None`` (its ``*_count()`` convention for an unknown count) until the files are
+    cached, when the dataset counts them."""
     records: Mapping[str, RecordSpec] = field(default_factory=dict)
     """Record types of a data-only family, by entity (``queries``)."""
     tables: Tables | None = None

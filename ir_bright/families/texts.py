@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from .declaration import OFFICIAL_DEPTH, Benchmark, Family, families
+from .declaration import OFFICIAL_DEPTH, Family, families
 
 
 def joined(items: Sequence[str], last: str = "and") -> str:
@@ -23,8 +23,7 @@ def joined(items: Sequence[str], last: str = "and") -> str:
 
 def pretty_name(family: Family) -> str:
     """The family's name as its papers write it (``BRIGHT-Pro``)."""
-    name: str = family.collection.pretty_name
-    return name
+    return family.collection.pretty_name
 
 
 def family_names() -> str:
@@ -61,21 +60,15 @@ def benchmarks() -> str:
     measures, benchmarks of the same shape together."""
     parts = []
     for found in families():
-        shapes: dict[str, list[str]] = {}
+        shapes: dict[tuple[int, str], list[str]] = {}
         for name, table in found.benchmarks().items():
-            shapes.setdefault(_shape(table), []).append(f"`{name}`")
-        described = [f"{joined(names)} ({shape})" for shape, names in shapes.items()]
+            shapes.setdefault((len(table.ids), table.measure), []).append(f"`{name}`")
+        described = [
+            f"{joined(names)} ({count} domains, {measure})"
+            for (count, measure), names in shapes.items()
+        ]
         parts.append(f"{pretty_name(found)}: {'; '.join(described)}")
     return ". ".join(parts) + "."
-
-
-def _shape(table: Benchmark) -> str:
-    """``12 domains, nDCG@10``, or, for a table of several measures of one run, ``one run:
-    R@5 and nDCG@10 on 2 qrels``."""
-    if not table.mixed:
-        return f"{len(table.ids)} domains, {table.measure}"
-    measures = joined(list(dict.fromkeys(table.measures)))
-    return f"one run: {measures} on {len(set(table.datasets))} qrels"
 
 
 def references() -> str:

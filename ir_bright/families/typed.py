@@ -14,9 +14,9 @@ from __future__ import annotations
 import dataclasses
 import types
 import typing
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from functools import cache
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 T = TypeVar("T")
 
@@ -26,94 +26,129 @@ class DeclarationError(ValueError):
     and the key."""
 
 
+Convert = Callable[[Any, str], Any]
+"""Checks a JSON value against one type and returns it as that type (``where`` names it)."""
+
+
 def read(kind: type[T], value: Any, where: str) -> T:
     """``value`` (parsed JSON) as an instance of the dataclass ``kind``; ``where`` names it in
     errors (``bright.json: hub``). Raises :class:`DeclarationError`."""
-    result: T = _convert(kind, value, where)
+    convert: Convert = _converter(cast(Any, kind))
+    result: T = convert(value, where)
     return result
 
 
 @cache
-def _hints(kind: type) -> dict[str, Any]:
-    return typing.get_type_hints(kind)
-
-
-def _object(kind: type, value: Any, where: str) -> Any:
-    if not isinstance(value, Mapping):
-        raise DeclarationError(f"{where}: expected an object, got {_name_of(value)}")
-    fields = {field.name: field for field in dataclasses.fields(kind) if field.init}
-    unknown = [key for key in value if key not in fields]
-    if unknown:
-        known = ", ".join(fields)
-        raise DeclarationError(f"{_at(where, unknown[0])}: unknown key (the keys are {known})")
-    hints = _hints(kind)
-    given = {}
-    for name, field in fields.items():
-        if name in value:
-            given[name] = _convert(hints[name], value[name], _at(where, name))
-        elif field.default is dataclasses.MISSING and field.default_factory is dataclasses.MISSING:
-            raise DeclarationError(f"{_at(where, name)}: missing")
-    try:
-        return kind(**given)
-    except ValueError as exc:  # a block's own check of its keys together
-        raise DeclarationError(f"{where}: {exc}") from None
-
-
-def _convert(hint: Any, value: Any, where: str) -> Any:
+def _converter(hint: Any) -> Convert:
+    """The converter of ``hint``, made once per type (reading a declaration is on the import
+    path: each value then costs one call, not a walk of its type)."""
     if hint is Any:
-        return value
+        return lambda value, where: value
     if dataclasses.is_dataclass(hint) and isinstance(hint, type):
-        return _object(hint, value, where)
+        return _object_converter(hint)
     origin = typing.get_origin(hint)
     if origin in (typing.Union, types.UnionType):
-        return _union(hint, value, where)
+        return _union_converter(hint)
     if origin is typing.Literal:
-        if value not in typing.get_args(hint):
-            choices = ", ".join(map(repr, typing.get_args(hint)))
-            raise DeclarationError(f"{where}: {value!r} is not one of {choices}")
-        return value
+        return _literal_converter(typing.get_args(hint))
     if origin is tuple:
-        item = typing.get_args(hint)[0]
-        if not isinstance(value, list):
-            raise DeclarationError(f"{where}: expected an array, got {_name_of(value)}")
-        return tuple(_convert(item, v, f"{where}[{i}]") for i, v in enumerate(value))
+        return _tuple_converter(_converter(typing.get_args(hint)[0]))
     if origin in (Mapping, dict, typing.Mapping):
-        item = typing.get_args(hint)[1]
+        return _mapping_converter(_converter(typing.get_args(hint)[1]))
+    return _scalar_converter(hint)
+
+
+def _object_converter(kind: type) -> Convert:
+    fields = {field.name: field for field in dataclasses.fields(kind) if field.init}
+    required = [
+        name
+        for name, field in fields.items()
+        if field.default is dataclasses.MISSING and field.default_factory is dataclasses.MISSING
+    ]
+    hints = typing.get_type_hints(kind)
+    known = ", ".join(fields)
+
+    def convert(value: Any, where: str) -> Any:
         if not isinstance(value, Mapping):
             raise DeclarationError(f"{where}: expected an object, got {_name_of(value)}")
-        return {key: _convert(item, v, _at(where, key)) for key, v in value.items()}
-    return _scalar(hint, value, where)
-
-
-def _union(hint: Any, value: Any, where: str) -> Any:
-    options = typing.get_args(hint)
-    if value is None:
-        if type(None) in options:
-            return None
-        raise DeclarationError(f"{where}: null where a value is needed")
-    problems = []
-    for option in options:
-        if option is type(None):
-            continue
+        for key in value:
+            if key not in fields:
+                raise DeclarationError(f"{_at(where, key)}: unknown key (the keys are {known})")
+        for name in required:
+            if name not in value:
+                raise DeclarationError(f"{_at(where, name)}: missing")
+        given = {key: _converter(hints[key])(v, _at(where, key)) for key, v in value.items()}
         try:
-            return _convert(option, value, where)
-        except DeclarationError as exc:
-            problems.append(str(exc))
-    raise DeclarationError(
-        problems[-1]
-        if len(problems) == 1
-        else f"{where}: {_name_of(value)} fits none of {_describe(hint)}"
-    )
+            return kind(**given)
+        except ValueError as exc:  # a block's own check of its keys together
+            raise DeclarationError(f"{where}: {exc}") from None
+
+    return convert
 
 
-def _scalar(hint: Any, value: Any, where: str) -> Any:
-    if hint is float and isinstance(value, int) and not isinstance(value, bool):
-        return float(value)
-    if hint in (str, int, float, bool):
+def _union_converter(hint: Any) -> Convert:
+    options = [option for option in typing.get_args(hint) if option is not type(None)]
+    nullable = len(options) < len(typing.get_args(hint))
+    converters = [_converter(option) for option in options]
+
+    def convert(value: Any, where: str) -> Any:
+        if value is None:
+            if nullable:
+                return None
+            raise DeclarationError(f"{where}: null where a value is needed")
+        problems = []
+        for option in converters:
+            try:
+                return option(value, where)
+            except DeclarationError as exc:
+                problems.append(str(exc))
+        if len(problems) == 1:
+            raise DeclarationError(problems[0])
+        raise DeclarationError(f"{where}: {_name_of(value)} fits none of {_describe(hint)}")
+
+    return convert
+
+
+def _literal_converter(choices: tuple[Any, ...]) -> Convert:
+    def convert(value: Any, where: str) -> Any:
+        if value not in choices:
+            listed = ", ".join(map(repr, choices))
+            raise DeclarationError(f"{where}: {value!r} is not one of {listed}")
+        return value
+
+    return convert
+
+
+def _tuple_converter(item: Convert) -> Convert:
+    def convert(value: Any, where: str) -> Any:
+        if not isinstance(value, list):
+            raise DeclarationError(f"{where}: expected an array, got {_name_of(value)}")
+        return tuple(item(v, f"{where}[{i}]") for i, v in enumerate(value))
+
+    return convert
+
+
+def _mapping_converter(item: Convert) -> Convert:
+    def convert(value: Any, where: str) -> Any:
+        if not isinstance(value, Mapping):
+            raise DeclarationError(f"{where}: expected an object, got {_name_of(value)}")
+        return {key: item(v, _at(where, key)) for key, v in value.items()}
+
+    return convert
+
+
+def _scalar_converter(hint: Any) -> Convert:
+    if hint not in (str, int, float, bool):
+        raise TypeError(f"the schema uses a type this reader does not know: {hint!r}")
+
+    def convert(value: Any, where: str) -> Any:
+        if hint is float and isinstance(value, int) and not isinstance(value, bool):
+            return float(value)
         if isinstance(value, hint) and (hint is bool or not isinstance(value, bool)):
             return value
         raise DeclarationError(f"{where}: expected {hint.__name__}, got {_name_of(value)}")
-    raise TypeError(f"{where}: the schema uses a type this reader does not know: {hint!r}")
+
+    return convert
 
 
 def _at(where: str, key: str) -> str:

@@ -102,9 +102,11 @@ def score(
     bench: Benchmark,
     measure: str | None = None,
     progress: bool = True,
+    force: bool = False,
 ) -> Table:
-    """Score every run officially; one :class:`Row` per system. A dataset's qrels are read
-    once, and each run scored once for all the measures of its dataset's columns."""
+    """Score every run officially; one :class:`Row` per system (``force``: as
+    :class:`~ir_bright.scoring.Scorer` takes it). A dataset's qrels are read once, and each run
+    scored once for all the measures of its dataset's columns."""
     from ..log import progress as bar_of
     from ..scoring import parse_measures
 
@@ -118,7 +120,7 @@ def score(
     )
     with bar_of(progress, total=total, unit="run", desc="scoring") as bar:
         for dataset_id, columns in by_dataset.items():
-            _score_dataset(systems, bench, dataset_id, columns, key, values, bar)
+            _score_dataset(systems, bench, (dataset_id, columns), key, values, bar, force)
     rows = [_row(system.name, values[system.name], bench) for system in systems]
     for row, system in zip(rows, systems):
         row.info = system.info
@@ -128,15 +130,17 @@ def score(
 def _score_dataset(
     systems: Sequence[System],
     bench: Benchmark,
-    dataset_id: str,
-    columns: list[str],
+    dataset: tuple[str, list[str]],
     key: str,
     values: dict[str, dict[str, float | None]],
     bar: Any,
+    force: bool,
 ) -> None:
-    """Fill ``values`` for the columns of one dataset: each system's run, scored once."""
+    """Fill ``values`` for the columns of one dataset (its id and its columns): each system's
+    run, scored once."""
     from ..scoring import Scorer, parse_measures
 
+    dataset_id, columns = dataset
     names = {c: str(parse_measures([bench.measure_of(c, key)])[0]) for c in columns}
     scorer = None
     for system in systems:
@@ -145,7 +149,7 @@ def _score_dataset(
             values[system.name].update(dict.fromkeys(columns))
             continue
         # qrels read once per dataset
-        scorer = scorer or Scorer(dataset_id, list(dict.fromkeys(names.values())))
+        scorer = scorer or Scorer(dataset_id, list(dict.fromkeys(names.values())), force=force)
         # a Path, never a str: a str holding a line break is read as run text
         result = scorer.evaluate(Path(path), str(path))
         values[system.name].update({c: float(result[names[c]]) for c in columns})

@@ -13,7 +13,7 @@ from ir_datasets.formats import BaseQrels, BaseQueries
 
 from ...judgements import EXCLUDED
 from ...store.docs import ParquetDocs
-from ..components import Documentation, collection_root, dataset
+from ..components import Documentation, collection_root, dataset, declared_metadata
 from ..declaration import Entry, Family
 from .aspects import Aspects, parse_aspects, pro_qrels
 from .records import RECORDS as RECORDS  # the family's record types (Family.record_types)
@@ -220,7 +220,7 @@ def _dataset(family: Family, entry: Entry, docs: ProDocs, subset: frozenset[str]
         f"{domain.name} (StackExchange posts). {about.desc}",
     )
     files = ListedFiles([Split(config, split) for config in CONFIGS])
-    metadata = {"queries": {"count": len(subset)}} if subset is not None else {}
+    metadata = declared_metadata(family, entry)
     return dataset(
         entry.id,
         docs,

@@ -64,7 +64,7 @@ def revision() -> str:
     former = os.environ.get(FORMER_VARIABLE, "").strip()
     if former:
         _former_variable_warning(former)
-    return hub.config.revision(REPO, former or _HUB.revision)
+    return hub.config.revision(REPO, former or _HUB.revision or "main")
 
 
 @cache

@@ -28,6 +28,10 @@ from ...store.json_rows import field, json_rows
 from ..declaration import Family
 from .rows import build
 
+READS_REVISIONS = True
+"""Its datasets read every hub file from the family they are built from, so a family at a
+revision (:meth:`~ir_bright.families.Family.at`) reads that revision."""
+
 
 class JsonLines:
     """How BEIR's files are read: JSON Lines (or a JSON array) by field name, and TSV qrels

@@ -41,6 +41,10 @@ from ..files import hub_file
 from ..records import declared_record, record_columns, records_of
 from ..spec import RecordSpec
 
+READS_REVISIONS = True
+"""Its datasets read every hub file from the family they are built from, so a family at a
+revision (:meth:`~ir_bright.families.Family.at`) reads that revision."""
+
 
 def config_file(family: Family, config: str, domain: str) -> hub.HubFile:
     """The file of ``config`` for ``domain`` (``<config>/<domain>.parquet`` by default)."""

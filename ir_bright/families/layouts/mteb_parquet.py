@@ -22,6 +22,10 @@ from ...store.schema import OTHER, Column, checked_batches
 from ..declaration import Family
 from .rows import build
 
+READS_REVISIONS = True
+"""Its datasets read every hub file from the family they are built from, so a family at a
+revision (:meth:`~ir_bright.families.Family.at`) reads that revision."""
+
 PATH = "{config}/{split}-00000-of-00001.parquet"
 
 

@@ -16,7 +16,7 @@ from ...errors import DatasetNotFoundError
 from ...judgements import EXCLUDED
 from ...store.docs import ParquetDocs
 from ...store.parquet import open_parquet
-from ..components import Documentation, collection_root, dataset
+from ..components import Documentation, collection_root, dataset, unknown_metadata
 from ..declaration import Family
 from .images import ImageCorpus, ImageDocs
 from .keys import NO_IMAGE, image_key
@@ -110,11 +110,13 @@ def _domain_datasets(family: Family, name: str, ids: dict[str, str]) -> dict[str
     tasks = _tasks(name, counts, text_docs, _key_rules(family))
     for task, (components, metadata, task_files) in tasks.items():
         about = family.query_sets[task]
+        entry = family.entry(ids[task])
+        assert entry is not None, "every task is a declared dataset"
         result[ids[task]] = dataset(
             ids[task],
             *components,
             doc(about.name or "", about.desc or ""),
-            metadata=metadata,
+            metadata={**unknown_metadata(family, entry), **metadata},
             files=[files[config] for config in task_files],
         )
     return result
