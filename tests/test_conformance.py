@@ -25,7 +25,7 @@ from ir_datasets.commands import export as irds_export
 
 from ir_bright.cli import main
 from ir_bright.families import family
-from tests.fixtures import bright_hub, browsecomp_hub, mmbright_hub
+from tests.fixtures import bright_hub, browsecomp_hub, mmbright_hub, rarb_hub
 from tests.helpers import write_run
 
 pytest.importorskip("PIL")
@@ -48,6 +48,7 @@ FAMILIES = {
     "mm-bright/academia/task4-legacy": ("docs", "queries", "qrels"),
     "browsecomp-plus": ("docs", "queries"),
     "browsecomp-plus/evidence": ("docs", "queries", "qrels"),
+    "rar-b/winogrande": ("docs", "queries", "qrels"),
 }
 CASES = [
     (dataset_id, entity, fmt)
@@ -59,9 +60,10 @@ CASES = [
 
 @pytest.fixture
 def both(bright, hub_root):
-    """The fixture BRIGHT, MM-BRIGHT and BrowseComp-Plus on one loopback hub."""
+    """The fixture BRIGHT, MM-BRIGHT, BrowseComp-Plus and RAR-b on one loopback hub."""
     mmbright_hub.write_mmbright(hub_root)
     browsecomp_hub.write_browsecomp(hub_root)
+    rarb_hub.write_rarb(hub_root)
     return bright
 
 
