@@ -274,3 +274,14 @@ def test_references_list_the_papers_bm25_row_with_its_measures(cli):
     assert status == 0 and row["name"] == "paper-bm25" and row["average"] is None
     assert row["measure"] == "R@5, R@100, R@1000, nDCG@10"
     assert list(row["values"]) == LABELS and "Table 2" in row["source"]
+
+
+def test_at_another_commit_the_corpus_keeps_its_own_repositorys_revision():
+    declared = family("browsecomp-plus")
+    commit = "0" * 40
+    view = declared.at(commit)
+    queries, corpus = shards(view, "queries")[0], shards(view, "corpus")[0]
+    assert (queries.repo, queries.revision) == ("Tevatron/browsecomp-plus", commit)
+    assert corpus.repo == "Tevatron/browsecomp-plus-corpus"
+    assert corpus.revision == "b27b02bc3e45511b8b82a13e6f90ce761df726f6"
+    assert declared.at(declared.hub.revision) is declared

@@ -125,7 +125,10 @@ class Family:
         it instead of the declared pins, and counts unknown until the files are read (they are
         the declared revision's). The family itself when ``commit`` is its declared one."""
         hub = self.hub
-        declared = {hub.revision, *hub.config_revisions.values(), *hub.domain_revisions.values()}
+        # a config read from a repository of its own (``config_repos``) keeps its revision
+        apart = {c: r for c, r in hub.config_revisions.items() if c in hub.config_repos}
+        others = [r for c, r in hub.config_revisions.items() if c not in apart]
+        declared = {hub.revision, *others, *hub.domain_revisions.values()}
         if declared == {commit}:
             return self
         unpinned = {key: FilePin(pin.path, pin.cache_path) for key, pin in hub.files.items()}
@@ -134,7 +137,7 @@ class Family:
             revision=commit,
             commit=commit,
             alias=alias,
-            config_revisions={},
+            config_revisions=apart,
             domain_revisions=dict.fromkeys(hub.domain_revisions, commit),
             files=unpinned,
         )
