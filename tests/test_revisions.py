@@ -337,3 +337,12 @@ def test_a_glob_at_a_revision_downloads_each_id_at_it(two, cli, hub):
     paths = {path for _, path in hub.fetched}
     assert repo_path("examples", "theoremqa_theorems") in paths
     assert repo_path("examples", "theoremqa_questions") in paths
+
+
+@pytest.mark.parametrize(
+    "dataset_id", ["bright/biology@", "bright/biology@a@b", "bright/biology@ "]
+)
+def test_an_id_without_a_revision_after_its_at_is_one_line(cli, dataset_id):
+    outcome = cli("info", dataset_id)
+    assert outcome.status == 2 and "names no revision after its @" in outcome.err
+    assert len(outcome.err.strip().splitlines()) == 1
