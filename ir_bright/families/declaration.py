@@ -156,7 +156,7 @@ class Family:
         view.pop("config_revisions", None)
         for entry in view.get("files", {}).values():
             if isinstance(entry, dict):
-                for pin in ("md5", "size", "sha256", "same_as"):
+                for pin in ("md5", "size", "sha256"):  # same_as: kin at this commit
                     entry.pop(pin, None)
         for domain in data["domains"].values():
             domain.pop("sha256", None)
