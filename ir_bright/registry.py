@@ -273,7 +273,7 @@ def load(dataset: str | Any) -> Any:
 
     plain, at, revision = dataset.partition("@")
     if dataset in dataset_table() or (at and family_of(plain) is not None):
-        if not revision.strip() or "@" in revision:
+        if at and (not revision.strip() or "@" in revision):
             raise DatasetNotFoundError(
                 f"{dataset!r} names no revision after its @: give an alias its family declares, "
                 f"main or a commit (`ir-bright info {plain}` lists the aliases)"
