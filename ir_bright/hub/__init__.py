@@ -7,11 +7,12 @@ importing only those above it in this list: :mod:`.config` (every environment va
 (pins and published checksums), :mod:`.provenance` (where each cached file came from),
 :mod:`.transfer` (one file's download), :mod:`.revisions` (the commit an ``@<revision>``
 names), :mod:`.content` (a file the same at two revisions, stored once), :mod:`.files`
-(:class:`HubFile`, :class:`HubFileLike`, :func:`declared_files`).
+(:class:`HubFile`, :class:`HubFileLike`). A family's declaration says which files it reads
+(:mod:`ir_bright.families.files`).
 """
 
 from .config import cache_home, endpoint, offline, verification_mode
-from .files import HubFile, HubFileLike, declared_files
+from .files import HubFile, HubFileLike
 from .listing import ListedEntry, list_folder
 from .transfer import human_size
 
@@ -20,7 +21,6 @@ __all__ = [
     "HubFileLike",
     "ListedEntry",
     "cache_home",
-    "declared_files",
     "endpoint",
     "human_size",
     "list_folder",
