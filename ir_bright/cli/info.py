@@ -85,12 +85,8 @@ def _protocol_line(protocol: dict[str, Any], dataset_id: str) -> str:
     )
     return (
         f"protocol: {exclusions}; official runs {protocol['depth']} deep; headline "
-<<<<<<< HEAD
-        f"{protocol['measure']}; `{bm25_command(dataset_id)}` makes the official BM25 run "
-        f"({weighting})"
-=======
-        f"{protocol['measure']}; {averaged}; `ir-bright bm25` is the official BM25 ({weighting})"
->>>>>>> main
+        f"{protocol['measure']}; {averaged}; `{bm25_command(dataset_id)}` makes the official "
+        f"BM25 run ({weighting})"
     )
 
 
