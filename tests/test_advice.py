@@ -29,7 +29,15 @@ import ir_bright  # noqa: F401
 from ir_bright.cli import SUBCOMMANDS
 from ir_bright.families import families
 from ir_bright.families.advice import RUN, RUNS
-from tests.fixtures import bright_hub, brightpro_hub, mmbright_hub, r2med_hub, tempo_hub
+from tests.fixtures import (
+    bright_hub,
+    brightpro_hub,
+    browsecomp_hub,
+    mmbright_hub,
+    r2med_hub,
+    rarb_hub,
+    tempo_hub,
+)
 
 pytestmark = pytest.mark.slow
 
@@ -46,6 +54,8 @@ HUBS = {
     "bright-pro": brightpro_hub.write_brightpro,
     "r2med": r2med_hub.write_r2med,
     "tempo": tempo_hub.write_tempo,
+    "browsecomp-plus": browsecomp_hub.write_browsecomp,
+    "rar-b": rarb_hub.write_rarb,
 }
 """The fixture hub of each declared family (a new family adds its own here)."""
 
@@ -116,12 +126,14 @@ def write_system(folder: Path, bench, variant: int) -> None:
     from ir_bright.results.benchmarks import filename_for
 
     folder.mkdir(parents=True, exist_ok=True)
-    for dataset_id in bench.ids:
+    for dataset_id in bench.run_ids:
+        scored_on = {bench.dataset_of(c) for c in bench.ids if bench.run_of(c) == dataset_id}
         try:
-            text = judged_run(dataset_id)
+            texts = [judged_run(scored) for scored in sorted(scored_on)]
         except Exception:  # noqa: BLE001 - a dataset the fixture hubs do not serve
             continue
-        lines = text.splitlines(keepends=True)
+        pairs = {tuple(line.split()[:3:2]): line for t in texts for line in t.splitlines(True)}
+        lines = list(pairs.values())
         if variant % 2:  # another system: the first query's documents in reverse order
             lines = lines[::-1]
         (folder / filename_for(dataset_id)).write_text("".join(lines), encoding="utf-8")
@@ -227,7 +239,8 @@ def quoted_commands(text: str) -> list[str]:
 
 def one_dataset(family) -> str:
     """The family's first dataset of its headline benchmark (the fixture hubs serve it)."""
-    return next(iter(family.benchmarks().values())).ids[0]
+    bench = next(iter(family.benchmarks().values()))
+    return bench.dataset_of(bench.ids[0])
 
 
 def advice_of(cli, family) -> list[str]:

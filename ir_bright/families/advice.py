@@ -21,6 +21,7 @@ RUNS = "RUNS"
 
 
 def _family_named(namespace: str) -> Family | None:
+    """The family whose own id ``namespace`` is."""
     return next((found for found in families() if found.namespace == namespace), None)
 
 
@@ -29,11 +30,11 @@ def scoring_commands(dataset_id: str, judged: bool = True) -> list[str]:
     (``judged``; none without); for a family's own id, ``evaluate`` on its first dataset and
     ``report`` on its headline benchmark."""
     found = _family_named(dataset_id)
-    if found is None:
+    if found is None or judged:
         return [f"ir-bright evaluate {dataset_id} {RUN}"] if judged else []
     name, bench = next(iter(found.benchmarks().items()))
     return [
-        f"ir-bright evaluate {bench.ids[0]} {RUN}",
+        f"ir-bright evaluate {bench.dataset_of(bench.ids[0])} {RUN}",
         f"ir-bright report {RUNS} --benchmark {name}",
     ]
 
@@ -43,19 +44,19 @@ def bm25_command(dataset_id: str) -> str:
     dataset, for the family's own id)."""
     found = _family_named(dataset_id)
     if found is not None:
-        dataset_id = next(iter(found.benchmarks().values())).ids[0]
+        dataset_id = next(iter(found.benchmarks().values())).run_ids[0]
     return f"ir-bright bm25 {dataset_id} -o {RUN}"
 
 
 def family_refusal(dataset_id: str) -> str | None:
-    """Why runs cannot be scored on ``dataset_id`` when it is a family's own id, with the
-    commands to use instead; None for any other id."""
+    """Why runs cannot be scored on ``dataset_id`` when it is a family's own id without
+    qrels, with the commands to use instead; None for any other id."""
     found = _family_named(dataset_id)
     if found is None:
         return None
-    one, table = scoring_commands(dataset_id)
+    one, table = scoring_commands(dataset_id, judged=False)
     name = next(iter(found.benchmarks()))
-    first = found.benchmarks()[name].ids[0]
+    first = found.benchmarks()[name].run_ids[0]
     return (
         f"{dataset_id} is the {found.collection.pretty_name} family, not one dataset: score "
         f"a run of one of its datasets with `{one}`, or "

@@ -134,10 +134,12 @@ class Scorer:
         force: bool = False,
     ):
         self.force = force
-        refusal = family_refusal(dataset) if isinstance(dataset, str) else None
+        self.dataset = registry.load(dataset)
+        refusal = None
+        if isinstance(dataset, str) and not self.dataset.has_qrels():
+            refusal = family_refusal(dataset)
         if refusal is not None:
             raise IrBrightError(refusal)
-        self.dataset = registry.load(dataset)
         self.label = dataset if isinstance(dataset, str) else _label(self.dataset)
         inner = official_measures(self.dataset) if measures is None else parse_measures(measures)
         self.measures = [Official(m) for m in inner]
