@@ -7,8 +7,6 @@ Standard library only, and NamedTuples rather than dataclasses: the declarations
 mappings are never changed (a default ``{}`` is shared).
 """
 
-from __future__ import annotations
-
 from collections.abc import Mapping
 from typing import Any, Literal, NamedTuple
 

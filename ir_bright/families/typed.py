@@ -64,7 +64,7 @@ def _object_converter(kind: Any) -> Convert:
     """A NamedTuple's converter: a JSON object with its fields as keys."""
     fields = set(kind._fields)
     required = [name for name in kind._fields if name not in kind._field_defaults]
-    hints = typing.get_type_hints(kind)
+    hints = kind.__annotations__  # evaluated already: the schema module defers none
     known = ", ".join(kind._fields)
 
     def convert(value: Any, where: Where) -> Any:
