@@ -66,6 +66,7 @@ def _object_converter(kind: Any) -> Convert:
     required = [name for name in kind._fields if name not in kind._field_defaults]
     hints = kind.__annotations__  # evaluated already: the schema module defers none
     known = ", ".join(kind._fields)
+    checked = callable(getattr(kind, "check", None))
 
     def convert(value: Any, where: Where) -> Any:
         if not isinstance(value, Mapping):
@@ -77,7 +78,13 @@ def _object_converter(kind: Any) -> Convert:
             if name not in value:
                 raise DeclarationError(f"{_text((where, name))}: missing")
         given = {key: _converter(hints[key])(v, (where, key)) for key, v in value.items()}
-        return kind(**given)
+        made = kind(**given)
+        if checked:
+            try:
+                made.check()
+            except ValueError as exc:  # a block's own check of its keys together
+                raise DeclarationError(f"{_text(where)}: {exc}") from None
+        return made
 
     return convert
 
