@@ -4,9 +4,13 @@ Every message is a single line that names the thing at fault and the fix; the co
 prints it and exits with status 2 instead of showing a traceback.
 """
 
+import errno
+import os
+
 __all__ = [
     "CacheError",
     "ChecksumError",
+    "DamagedError",
     "DatasetNotFoundError",
     "DownloadError",
     "IrBrightError",
@@ -39,6 +43,34 @@ class ChecksumError(DownloadError):
 
 class CacheError(IrBrightError):
     """The cache folder cannot be written, or a cached file cannot be read."""
+
+
+class DamagedError(CacheError):
+    """A cached file or folder (a store, a BM25 index, a hub listing) failed a check: the one
+    error for a damaged cache. ir_bright makes it again where it can; the message says how."""
+
+    def __init__(self, path: os.PathLike | str, problem: str):
+        super().__init__(
+            f"{os.fspath(path)} is damaged ({problem}): delete it; it is made again from its "
+            "source on next use"
+        )
+        self.path = path
+        self.problem = problem
+
+
+ROOM_FIX = "free some space, or set IR_DATASETS_HOME to a disk with room"
+"""The fix of a full disk, said once."""
+WRITABLE_FIX = "set IR_DATASETS_HOME to a writable folder"
+"""The fix of a cache folder that cannot be written, said once."""
+
+
+def unwritable_cache(path: os.PathLike | str, exc: OSError, what: str = "") -> CacheError:
+    """The one error for a cache file or folder that cannot be written: ``cannot write
+    <what> <path> (<reason>): <fix>``, the fix pointing at ``IR_DATASETS_HOME`` (a disk with
+    room when the disk is full, a writable folder otherwise)."""
+    fix = ROOM_FIX if exc.errno in (errno.ENOSPC, errno.EDQUOT) else WRITABLE_FIX
+    name = f"{what} {os.fspath(path)}" if what else os.fspath(path)
+    return CacheError(f"cannot write {name} ({exc.strerror or exc}): {fix}")
 
 
 class UnreadableFileError(IrBrightError, ValueError):

@@ -179,7 +179,8 @@ def fetch(files: Iterable[Any]) -> tuple[int, int]:
 
 def describe(dataset_id: str) -> dict[str, Any]:
     """What a dataset is and what of it is cached, as ``ir-bright info`` prints it: ``id``,
-    ``name``, ``description``, ``official_measures``, ``website``, ``protocol`` (of its family:
+    ``name``, ``description``, ``official_measures``, ``website``, ``bibtex`` (the citation of
+    its family's papers, or None), ``protocol`` (of its family:
     ``exclusions``, ``depth``, ``measure``, ``query_side``; None outside ir_bright's families),
     ``counts``, ``files``
     (path, url, size, cached, local_path, damaged, provenance: see
@@ -203,6 +204,7 @@ def describe(dataset_id: str) -> dict[str, Any]:
         "description": doc.get("desc"),
         "official_measures": list(doc.get("official_measures") or []),
         "website": doc.get("website"),
+        "bibtex": doc.get("bibtex"),
         "protocol": asdict(protocol) if protocol is not None else None,
         "counts": counts(dataset),
         "files": [_file_state(file) for file in files],

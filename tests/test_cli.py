@@ -8,6 +8,7 @@ import logging
 import os
 import subprocess
 import sys
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -211,6 +212,36 @@ def test_info_lists_a_built_bm25_index(bright, cli, tmp_path, monkeypatch):
     cli("bm25", "bright/aops", "-o", str(tmp_path / "r.trec"))
     _, out, _ = cli("info", "bright/theoremqa-questions", "--format", "json")
     assert len(json.loads(out)["bm25_indexes"]) == 1  # shared with aops
+
+
+PAPERS = {
+    "bright": "2407.12883",
+    "mm-bright": "2601.09562",
+    "bright-pro": "2605.04018",
+    "r2med": "2505.14558",
+    "tempo": "2601.09523",
+}
+"""Each family's paper on arXiv (the papers' own pages), which its citation must name."""
+
+
+@pytest.mark.parametrize("namespace, paper", PAPERS.items())
+def test_info_prints_the_familys_citation_in_both_formats(cli, namespace, paper):
+    status, text, _ = cli("info", namespace)
+    assert status == 0
+    cited = text.split("cite as:\n", 1)[1]
+    entry = textwrap.dedent(cited[: cited.index("\n  }") + 4])
+    assert entry.startswith("@") and paper in entry
+    assert entry.count("{") == entry.count("}")  # one whole BibTeX entry, ready to paste
+    status, out, _ = cli(
+        "info", f"{namespace}/{next(iter(family_ids(namespace)))}", "--format", "json"
+    )
+    assert status == 0 and json.loads(out)["bibtex"].strip() == entry.strip()
+
+
+def family_ids(namespace):
+    from ir_bright.families import family_of
+
+    return [i.split("/", 1)[1] for i in family_of(namespace).dataset_ids()[1:]]
 
 
 def test_info_unknown_id_is_a_usage_error(cli):

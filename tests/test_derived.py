@@ -221,6 +221,24 @@ def no_manifest(folder):
     derived.manifest_path(folder).unlink()
 
 
+@pytest.mark.parametrize("damage", [empty_vocab, no_stats])
+def test_a_damaged_bm25_index_read_directly_is_the_one_damaged_cache_error(tmp_path, damage):
+    pytest.importorskip("Stemmer")  # the bm25 extra
+    from ir_bright import bm25
+    from ir_bright.errors import DamagedError
+
+    folder = tmp_path / "ix"
+    batch = pa.record_batch(
+        [pa.array(["d1", "d2", "d3"]), pa.array(["a cat sat", "a dog ran", "cats"])],
+        names=["doc_id", "text"],
+    )
+    bm25.BM25Index.build([batch], progress=False).save(folder)
+    damage(folder)
+    with pytest.raises(DamagedError, match=rf"^{folder} is damaged \(.*\): delete it") as raised:
+        bm25.BM25Index.load(folder)
+    assert raised.value.path == folder
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize(
     "damage",

@@ -80,6 +80,30 @@ def test_protocols_state_the_official_depth_exclusions_and_headline():
     assert family("bright-pro").protocol.measure == "wAlpha_nDCG@25"
 
 
+def test_a_declaration_without_a_depth_gets_the_official_thousand():
+    import json
+
+    from ir_bright.families import Family, run_depth
+
+    data = json.loads((PACKAGE / "families" / "bright.json").read_text("utf-8"))
+    assert "depth" not in data["protocol"]  # the default is not spelt a second time
+    assert Family(data).protocol.depth == 1000  # BRIGHT's get_scores keeps the best 1,000
+    data["protocol"]["depth"] = 100
+    assert Family(data).protocol.depth == 100
+    assert run_depth("bright/biology") == 1000 and run_depth("r2med/biology") == 100
+    assert run_depth("not-a-family/x") == run_depth(None) == 1000
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_no_declaration_spells_the_default_depth(name):
+    import json
+
+    from ir_bright.families import OFFICIAL_DEPTH
+
+    data = json.loads((PACKAGE / "families" / f"{name}.json").read_text("utf-8"))
+    assert data["protocol"].get("depth") != OFFICIAL_DEPTH
+
+
 def _literal_collections(tree: ast.AST):
     for node in ast.walk(tree):
         if isinstance(node, (ast.List, ast.Tuple, ast.Set)):

@@ -337,3 +337,28 @@ def test_bad_fusion_arguments_are_one_line_errors(tmp_path, capsys, extra, menti
     assert main(["fuse", *paths, *extra]) == 2
     err = capsys.readouterr().err
     assert mentions in err and len(err.strip().splitlines()) == 1
+
+
+R2MED_RUN_DEPTH = 100
+"""R2MED's official runs keep each query's best 100 documents (R2MED/R2MED, src/eval_BM25.py
+at commit 62b7074: the BM25 scores are sorted and cut to 100)."""
+
+
+def test_fuse_with_a_dataset_cuts_at_its_familys_run_depth_as_bm25_does(r2med, tmp_path, capsys):
+    from ir_bright.bm25.params import official_mode
+
+    runs = random_runs(2, queries=2, docs=R2MED_RUN_DEPTH + 30)
+    paths = [write_run(tmp_path / f"r{i}.trec", run) for i, run in enumerate(runs)]
+    assert main(["fuse", *paths, "--dataset", "r2med/biology"]) == 0
+    lines = read_lines(capsys.readouterr().out)
+    assert len(lines) == 2 * R2MED_RUN_DEPTH
+    assert official_mode("r2med/biology", None, None).depth == R2MED_RUN_DEPTH
+    assert main(["fuse", *paths, "--dataset", "r2med/biology", "--depth", "7"]) == 0
+    assert len(read_lines(capsys.readouterr().out)) == 2 * 7  # an explicit depth wins
+
+
+def test_fuse_without_a_dataset_keeps_the_official_thousand(tmp_path, capsys):
+    runs = random_runs(2, queries=1, docs=1100)
+    paths = [write_run(tmp_path / f"r{i}.trec", run) for i, run in enumerate(runs)]
+    assert main(["fuse", *paths]) == 0
+    assert len(read_lines(capsys.readouterr().out)) == 1000  # BRIGHT's get_scores keeps 1,000

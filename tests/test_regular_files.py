@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -14,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from ir_bright.errors import CacheError, DownloadError, UnreadableFileError
+from ir_bright.errors import DownloadError, UnreadableFileError
 from ir_bright.reading import MAX_DEPTH, MAX_DIGITS, open_regular, parse_json, read_json
 from ir_bright.store import derived
 
@@ -220,13 +221,14 @@ def test_a_hostile_cached_count_is_recomputed(isolated_home, text):
 
 
 @pytest.mark.parametrize("text", HOSTILE_JSON)
-def test_a_hostile_cached_listing_is_a_one_line_cache_error(hub, isolated_home, text):
+def test_a_hostile_cached_listing_is_the_one_damaged_cache_error(hub, isolated_home, text):
+    from ir_bright.errors import DamagedError
     from ir_bright.hub import list_folder
     from tests.test_hub import REPO
 
     cache = isolated_home / "listing.json"
     cache.write_text(text)
-    with pytest.raises(CacheError, match="cannot read the cached listing"):
+    with pytest.raises(DamagedError, match=rf"{re.escape(str(cache))} is damaged .*delete it"):
         list_folder(REPO, "main", "docs", cache)
 
 

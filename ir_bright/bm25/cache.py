@@ -20,7 +20,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from ..errors import CacheError
+from ..errors import unwritable_cache
 from ..store import derived
 from ..store.exclusive import refuse_symlink
 from ..store.lock import file_lock
@@ -62,11 +62,7 @@ def index_for(
             folder.parent.mkdir(parents=True, exist_ok=True)
             locked.enter_context(file_lock(folder))
         except OSError as exc:
-            raise CacheError(
-                f"cannot write the BM25 index folder {folder.parent} "
-                f"({exc.strerror or type(exc).__name__}): the index is built once next to the "
-                "corpus; set IR_DATASETS_HOME to a writable folder"
-            ) from exc
+            raise unwritable_cache(folder.parent, exc, "the BM25 index folder") from exc
         problem = _index_problem(folder, source)
         if folder.exists() and problem is None:  # built by another process meanwhile
             return BM25Index.load(folder)
@@ -89,10 +85,7 @@ def _build_into(folder: Path, dataset: Any, params: BM25Params, progress: bool) 
         os.replace(partial, folder)
     except OSError as exc:
         _remove(partial)
-        raise CacheError(
-            f"cannot write the BM25 index {folder} ({exc.strerror or exc}): a full disk? "
-            "set IR_DATASETS_HOME to a writable folder with room"
-        ) from exc
+        raise unwritable_cache(folder, exc, "the BM25 index") from exc
     except BaseException:
         _remove(partial)
         raise

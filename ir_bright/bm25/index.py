@@ -34,7 +34,7 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 
-from ..errors import CacheError
+from ..errors import DamagedError
 from ..reading import read_json
 from ..store import derived
 from .analysis import ANALYSIS, analyze
@@ -130,21 +130,15 @@ class BM25Index:
     @classmethod
     def load(cls, folder: Path) -> BM25Index:
         """Load an index written by :meth:`save` (arrays memory-mapped). A damaged index
-        raises :class:`~ir_bright.errors.CacheError` naming the folder (delete it to rebuild)."""
+        raises :class:`~ir_bright.errors.DamagedError` naming the folder (delete it to rebuild)."""
         try:
             index = cls._read(folder)
             problem = index._inconsistency()
         except Exception as exc:  # noqa: BLE001 - json, numpy, Arrow or OS errors
             reason = " ".join(str(exc).split()) or type(exc).__name__
-            raise CacheError(
-                f"the cached BM25 index {folder} cannot be read ({type(exc).__name__}: {reason}): "
-                "delete that folder and run again to rebuild it"
-            ) from exc
+            raise DamagedError(folder, f"unreadable: {type(exc).__name__}: {reason}") from exc
         if problem is not None:
-            raise CacheError(
-                f"the cached BM25 index {folder} is inconsistent ({problem}): delete that folder "
-                "and run again to rebuild it"
-            )
+            raise DamagedError(folder, f"inconsistent: {problem}")
         return index
 
     @classmethod

@@ -78,13 +78,13 @@ def official_mode(
     its family's run depth); a dataset no family declares gets bag-of-words weighting and
     the official protocol's depth. Lucene's norms are Pyserini's bag of words, never
     query-side."""
-    from ..families import OFFICIAL_DEPTH, protocol_of
+    from ..families import protocol_of, run_depth
 
     protocol = protocol_of(dataset)
     if query_side is None:
         query_side = protocol is not None and protocol.query_side and not lucene_norms
     if depth is None:
-        depth = protocol.depth if protocol is not None else OFFICIAL_DEPTH
+        depth = run_depth(dataset)
     check_mode(query_side, lucene_norms)
     return Mode(bool(query_side), check_depth(depth))
 

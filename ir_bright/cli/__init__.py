@@ -32,7 +32,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NoReturn
 
 from .._version import __version__
-from ..errors import IrBrightError
+from ..errors import ROOM_FIX, IrBrightError
 
 SUBCOMMANDS = (
     "list",
@@ -269,11 +269,9 @@ def _setup(verbose: int, quiet: bool) -> str | None:
     except OSError as exc:
         if exc.filename is None:
             raise
-        home = os.environ.get("IR_DATASETS_HOME") or "~/.ir_datasets"
-        return (
-            f"cannot use {home} as the ir_datasets home: creating {exc.filename} failed "
-            f"({exc.strerror or exc}); set IR_DATASETS_HOME to a folder you may write"
-        )
+        from ..errors import unwritable_cache
+
+        return str(unwritable_cache(exc.filename, exc, "the ir_datasets home's"))
     finally:
         registry.setLevel(level)
     return None
@@ -289,8 +287,8 @@ def _error(prog: str, message: object) -> int:
 
 
 _OS_HINTS = {
-    errno.ENOSPC: "free some space, or set IR_DATASETS_HOME to a disk with room",
-    errno.EDQUOT: "free some space, or set IR_DATASETS_HOME to a disk with room",
+    errno.ENOSPC: ROOM_FIX,
+    errno.EDQUOT: ROOM_FIX,
     errno.EROFS: "a read-only disk: set IR_DATASETS_HOME (or the output) to a writable folder",
     errno.EACCES: "check its permissions",
     errno.EPERM: "check its permissions",

@@ -40,7 +40,7 @@ examples:
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     """Add the ``fuse`` subcommand."""
-    from ..families import OFFICIAL_DEPTH as DEPTH
+    from ..families import OFFICIAL_DEPTH
     from ..pipelines.fusion import METHODS, NORMS, RRF_K
 
     parser = add_subcommand(
@@ -65,7 +65,10 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument("--weights", metavar="W1,W2,...", help="one weight per run (wsum)")
     parser.add_argument("--rrf-k", type=int, default=RRF_K, help=f"RRF's k (default {RRF_K})")
     parser.add_argument(
-        "--depth", type=int, default=DEPTH, help=f"documents per query (default {DEPTH})"
+        "--depth",
+        type=int,
+        help="documents per query (default: the official run depth of the --dataset's family, "
+        f"{OFFICIAL_DEPTH:,} without --dataset)",
     )
     parser.add_argument("--dataset", metavar="ID", help="drop this dataset's excluded ids first")
     parser.add_argument("--tag", default=None, help="run tag (default ir_bright-fuse-METHOD)")
@@ -75,6 +78,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace) -> int:
     """Read the runs, fuse them and write the fused run."""
+    from ..families import run_depth
     from ..outputs import Output
     from ..pipelines import fuse
     from ..runs import read_run
@@ -86,7 +90,8 @@ def run(args: argparse.Namespace) -> int:
     tag = check_tag(args.tag or f"ir_bright-fuse-{args.method}", "--tag")
     runs = [read_run(path, path) for path in args.runs]
     excluded = excluded_docs(args.dataset) if args.dataset else None
-    fused = fuse(runs, args.method, args.norm, weights, args.rrf_k, args.depth, excluded)
+    depth = run_depth(args.dataset) if args.depth is None else args.depth
+    fused = fuse(runs, args.method, args.norm, weights, args.rrf_k, depth, excluded)
     with output.open() as out:
         write_trec(ranked_docs(fused), out, tag)
     return 0

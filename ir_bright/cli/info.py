@@ -115,6 +115,8 @@ def _text(info: dict[str, Any]) -> list[str]:
         lines.append(f"bm25 index: {folder}")
     if "adjusted_qrels" in info:
         lines += _adjusted_lines(info["adjusted_qrels"])
+    if info.get("bibtex"):
+        lines += ["cite as:", *("  " + line for line in info["bibtex"].strip().splitlines())]
     if "summary" in info:
         summary = info["summary"]
         lines.append("summary:")

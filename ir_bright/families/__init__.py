@@ -15,6 +15,7 @@ from .declaration import (
     family,
     family_of,
     protocol_of,
+    run_depth,
 )
 
 __all__ = [
@@ -28,4 +29,5 @@ __all__ = [
     "family",
     "family_of",
     "protocol_of",
+    "run_depth",
 ]

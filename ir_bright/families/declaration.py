@@ -13,9 +13,9 @@ file (and at most its module). The keys:
 - ``collection``: ``pretty_name``, ``desc``, ``bibtex``, ``website`` (the documentation of
   the bare id), and facts of the whole benchmark;
 - ``protocol``: ``exclusions`` (the field listing each query's excluded documents, or null),
-  ``depth`` (how many documents an official run ranks per query), ``measure`` (the headline
-  measure) and ``query_side`` (whether the official BM25 weights the query's terms, as the
-  BRIGHT paper's gensim code does);
+  ``depth`` (how many documents an official run ranks per query; optional, default
+  :data:`OFFICIAL_DEPTH`), ``measure`` (the headline measure) and ``query_side`` (whether the
+  official BM25 weights the query's terms, as the BRIGHT paper's gensim code does);
 - ``hub``: the hub repositories, their pinned revisions and files, as the module reads them;
 - ``domains``: key (the hub's spelling) -> ``id`` (the ids' spelling, default the key),
   ``name``, ``label`` (the column label of the papers' tables) and facts such as ``counts``;
@@ -69,12 +69,13 @@ class Protocol:
     exclusions: str | None
     """The field listing each query's excluded documents (removed from its ranking before the
     cut), or None when the benchmark excludes nothing."""
-    depth: int
-    """How many documents an official run ranks per query (its BM25 runs, fused runs)."""
     measure: str
     """The headline measure of its papers' tables."""
     query_side: bool
     """Whether the official BM25 weights query terms with BM25 too (the BRIGHT paper's code)."""
+    depth: int = OFFICIAL_DEPTH
+    """How many documents an official run ranks per query (its BM25 runs, fused runs):
+    :data:`OFFICIAL_DEPTH` unless the declaration says otherwise."""
 
 
 @dataclass(frozen=True)
@@ -263,6 +264,15 @@ def family(name: str) -> Family:
 def family_of(dataset_id: str) -> Family | None:
     """The family serving ``dataset_id``, or None."""
     return next((found for found in families() if found.owns(dataset_id)), None)
+
+
+def run_depth(dataset: Any) -> int:
+    """How many documents an official run ranks per query for ``dataset`` (an id, an object
+    with a ``dataset_id()``, or None): its family's declared depth, :data:`OFFICIAL_DEPTH` for
+    a dataset no family declares. The one depth policy of every command and function that
+    makes a run (BM25, fusion)."""
+    protocol = protocol_of(dataset) if dataset is not None else None
+    return protocol.depth if protocol is not None else OFFICIAL_DEPTH
 
 
 def protocol_of(dataset: Any) -> Protocol | None:

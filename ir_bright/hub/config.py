@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from ..errors import CacheError, DownloadError, OfflineError
+from ..errors import DownloadError, OfflineError, unwritable_cache
 
 DEFAULT_ENDPOINT = "https://huggingface.co"
 MAX_RETRIES = 100
@@ -137,10 +137,7 @@ def make_folder(folder: Path) -> None:
         os.close(handle)
         os.unlink(probe)
     except OSError as exc:
-        raise CacheError(
-            f"cannot write the cache folder {folder} ({exc.strerror or exc}): "
-            "set IR_DATASETS_HOME to a writable folder"
-        ) from exc
+        raise unwritable_cache(folder, exc, "the cache folder") from exc
 
 
 def revision(repo: str, default: str) -> str:

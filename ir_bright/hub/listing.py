@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from ..errors import CacheError, DownloadError
+from ..errors import DamagedError, DownloadError, unwritable_cache
 from ..reading import parse_json, read_json
 from ..store.derived import replaced_atomically
 from ..store.exclusive import refuse_symlink
@@ -74,7 +74,7 @@ def list_folder(repo: str, revision_: str, folder: str, cache: Path) -> list[Lis
 
     Sub-folders are not listed. ``HF_HUB_OFFLINE`` and network failures raise
     :class:`OfflineError`; refusals :class:`DownloadError`; a damaged cached listing
-    :class:`CacheError` naming the file.
+    :class:`~ir_bright.errors.DamagedError` naming the file.
     """
     refuse_symlink(cache)
     if cache.is_file():
@@ -92,10 +92,7 @@ def list_folder(repo: str, revision_: str, folder: str, cache: Path) -> list[Lis
                 with replaced_atomically(cache) as out:
                     out.write(json.dumps([vars(e) for e in entries], indent=1).encode())
             except OSError as exc:
-                raise CacheError(
-                    f"cannot write {cache} ({exc.strerror or exc}): set IR_DATASETS_HOME to "
-                    "a writable folder with room"
-                ) from exc
+                raise unwritable_cache(cache, exc) from exc
     return _read_listing(cache)
 
 
@@ -203,10 +200,7 @@ def _read_listing(cache: Path) -> list[ListedEntry]:
     try:
         return [ListedEntry(**entry) for entry in read_json(cache)]
     except (OSError, ValueError, TypeError) as exc:
-        raise CacheError(
-            f"cannot read the cached listing {cache} ({type(exc).__name__}): delete it; it is "
-            "fetched again on next use"
-        ) from exc
+        raise DamagedError(cache, f"not a readable listing: {type(exc).__name__}") from exc
 
 
 def paths_info(repo: str, revision_: str, path: str) -> tuple[int | None, str | None, str | None]:

@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 from typing import IO, Any
 
-from ..errors import CacheError, ChecksumError, DownloadError, IrBrightError
+from ..errors import ChecksumError, DownloadError, IrBrightError, unwritable_cache
 from ..store.exclusive import create_exclusive
 from . import fetch_records
 from .config import HttpPatience, http_patience, redact, revision, verification_enabled
@@ -299,10 +299,7 @@ def download(file: Wanted, target: Path) -> int:
         raise
     except OSError as exc:  # writing the cache: a full disk, a read-only file system
         partial.unlink(missing_ok=True)
-        raise CacheError(
-            f"cannot write {partial} ({exc.strerror or exc}): free some space or set "
-            "IR_DATASETS_HOME to a disk with room; nothing was cached"
-        ) from exc
+        raise unwritable_cache(partial, exc) from exc
     except BaseException:
         partial.unlink(missing_ok=True)
         raise

@@ -1,5 +1,6 @@
 """The official protocol's ranking steps: each query's excluded documents dropped from its
-ranking, then the ranking cut to its :data:`DEPTH` best in trec_eval's order.
+ranking, then the ranking cut to its :data:`~ir_bright.families.OFFICIAL_DEPTH` best in
+trec_eval's order.
 
 The benchmarks' own code does the same: xlang-ai/BRIGHT ``retrievers.py`` ``get_scores``
 (commit 5ec4cb3) pops each query's excluded ids, then keeps the 1,000 best by score;
@@ -21,10 +22,6 @@ from ..runs.order import best
 if TYPE_CHECKING:
     from ir_measures.measures.base import Measure
 
-DEPTH = OFFICIAL_DEPTH
-"""How many documents of each query's ranking the official protocol keeps
-(:data:`~ir_bright.families.OFFICIAL_DEPTH`)."""
-
 _TOP_ONLY = {"nDCG", "P", "R", "AP", "Success"}
 """Measures that, given a cutoff k (and not ``judged_only``), read only a ranking's top k."""
 
@@ -45,7 +42,7 @@ class OfficialRun(dict):
 
 
 def official_run(
-    run: Any, excluded: Mapping[str, AbstractSet[str]], depth: int = DEPTH
+    run: Any, excluded: Mapping[str, AbstractSet[str]], depth: int = OFFICIAL_DEPTH
 ) -> dict[str, Mapping[str, float]]:
     """The run (any ir_measures format) as a dict of dicts, excluded docs dropped, cut to
     ``depth`` per query (score descending, then doc id descending, as trec_eval ranks).
@@ -101,7 +98,8 @@ def _refuse_nul(query_id: Any, docs: Mapping[Any, Any]) -> None:
 
 def needed_depth(measures: Iterable[Measure]) -> int:
     """How deep a ranking the measures read: the largest cutoff when every measure reads only
-    its top k (``nDCG@10``, ``R@100``) and is computed by trec_eval, else :data:`DEPTH`.
+    its top k (``nDCG@10``, ``R@100``) and is computed by trec_eval, else
+    :data:`~ir_bright.families.OFFICIAL_DEPTH`.
 
     The values are the same from the cut ranking: the ideal ranking and the number of relevant
     docs come from the qrels, and trec_eval orders the cut ranking as it was cut. (Another
@@ -117,9 +115,9 @@ def needed_depth(measures: Iterable[Measure]) -> int:
             or measure.params.get("judged_only")
             or provider_name(measure) != "pytrec_eval"
         ):
-            return DEPTH
+            return OFFICIAL_DEPTH
         cutoffs.append(cutoff)
-    return min(DEPTH, max(cutoffs, default=DEPTH))
+    return min(OFFICIAL_DEPTH, max(cutoffs, default=OFFICIAL_DEPTH))
 
 
 def provider_name(measure: Measure) -> str | None:

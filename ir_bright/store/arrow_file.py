@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .. import lazy
-from ..errors import CacheError
+from ..errors import unwritable_cache
 from ..log import progress
 from . import derived
 from .lock import file_lock
@@ -110,10 +110,7 @@ class StoreFile:
                     logger.info("building the random-access store %s (once)", target)
                 return self._write(parquet, target)
         except OSError as exc:  # permissions, a read-only file system, a full disk
-            raise CacheError(
-                f"cannot write {target} ({exc.strerror or exc}): set IR_DATASETS_HOME to a "
-                "writable folder with room"
-            ) from exc
+            raise unwritable_cache(target, exc) from exc
 
     def _write(self, parquet: Path, target: Path) -> dict:
         """Stream the parquet into the IPC file, then checksum it and write the manifest."""

@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import atomic
-from ..errors import CacheError
+from ..errors import CacheError, DamagedError
 from ..reading import kind_of, open_regular, read_json
 from .exclusive import refuse_symlink
 
@@ -219,17 +219,6 @@ class Pages:
         """The page-aligned byte range covering ``[start, stop)``."""
         low = (start // PAGE_BYTES) * PAGE_BYTES
         return low, min(self._size, -(-stop // PAGE_BYTES) * PAGE_BYTES)
-
-
-class DamagedError(CacheError):
-    """A derived file failed a check; it is rebuilt where possible."""
-
-    def __init__(self, path: Path, problem: str):
-        super().__init__(
-            f"{path} is damaged ({problem}): delete it; it is rebuilt from its source on next use"
-        )
-        self.path = path
-        self.problem = problem
 
 
 @contextlib.contextmanager

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..errors import CacheError
+from ..errors import CacheError, unwritable_cache
 from ..reading import open_regular, parse_json
 from . import derived
 from .lock import file_lock
@@ -90,10 +90,7 @@ def write_docs(target: Path, batches: Iterable[pa.RecordBatch]) -> None:
             for batch in batches:
                 writer.write_batch(batch)
     except OSError as exc:
-        raise CacheError(
-            f"cannot write {target} ({exc.strerror or exc}): set IR_DATASETS_HOME to a "
-            "writable folder with room"
-        ) from exc
+        raise unwritable_cache(target, exc) from exc
 
 
 def docs_schema() -> pa.Schema:
@@ -187,10 +184,7 @@ class RewrittenCorpus:
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
-            raise CacheError(
-                f"cannot write {target.parent} ({exc.strerror or exc}): set IR_DATASETS_HOME "
-                "to a writable folder"
-            ) from exc
+            raise unwritable_cache(target.parent, exc) from exc
         with file_lock(target):
             problem = _problem(target, files, sources)
             if problem is not None:

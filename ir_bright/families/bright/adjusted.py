@@ -46,7 +46,7 @@ from typing import TYPE_CHECKING, Any
 
 from ir_datasets.formats import BaseQrels, TrecQrel
 
-from ...errors import CacheError
+from ...errors import CacheError, unwritable_cache
 from ...judgements import is_id, query_qrels
 from ...reading import read_json
 from ...store import derived
@@ -166,10 +166,7 @@ class AdjustedQrels(BaseQrels):
                     _write(target, _compute(self._group.sharing(self), corpus))
                     section = self._current(target, damaged="raise")
         except OSError as exc:
-            raise CacheError(
-                f"cannot write {target} ({exc.strerror or exc}): set IR_DATASETS_HOME to a "
-                "writable folder"
-            ) from exc
+            raise unwritable_cache(target, exc) from exc
         if section is None:
             raise CacheError(f"{target} does not describe {self.split} after writing it")
         return section

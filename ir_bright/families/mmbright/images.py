@@ -24,7 +24,7 @@ from typing import Any
 from ir_datasets.formats import BaseDocs
 from ir_datasets.indices import Docstore
 
-from ...errors import CacheError, IrBrightError, require
+from ...errors import IrBrightError, require, unwritable_cache
 from ...reading import read_json
 from ...records import MMBrightImageDoc
 from ...store import derived
@@ -132,10 +132,7 @@ class ImageCorpus:
                 )
                 return verdict
         except OSError as exc:
-            raise CacheError(
-                f"cannot write {target} ({exc.strerror or exc}): set IR_DATASETS_HOME to a "
-                "writable folder"
-            ) from exc
+            raise unwritable_cache(target, exc) from exc
 
     def _judge_all(self) -> dict:
         """Decide every image of the config (the first row of a repeated path counts)."""
