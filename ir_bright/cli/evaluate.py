@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import textwrap
 from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
@@ -35,15 +36,15 @@ Results = list[tuple[str, dict[str, Any]]]  # (run path, scores) in command-line
 MEAN_ROW = "all"
 PROVENANCE = "provenance"  # the key of the json output beside the run paths
 
-EPILOG = """\
-Every measure is computed under the official protocol: each query's excluded documents are
-removed from its ranking and the ranking is cut to its 1,000 best before scoring, so the
-numbers match the benchmark's own scripts (stock trec_eval scores lower on aops, leetcode and
-theoremqa-questions). Queries missing from a run count as 0. A run file repeating a
-(query, doc) pair is refused, as trec_eval refuses it. A run that scores nothing, none of its
-queries being the dataset's or none of its documents the corpus's, is refused with exit status
-2, naming the dataset it seems to be for.
-
+PROTOCOL_NOTE = (
+    "Every measure is computed under the official protocol, so the numbers match each "
+    "benchmark's own scripts (stock trec_eval scores lower wherever a run ranks excluded "
+    "documents). {protocol} Queries missing from a run count as 0. A run file repeating a "
+    "(query, doc) pair is refused, as trec_eval refuses it. A run that scores nothing, none of "
+    "its queries being the dataset's or none of its documents the corpus's, is refused with "
+    "exit status 2, naming the dataset it seems to be for."
+)
+EXAMPLES = """\
 examples:
   ir-bright evaluate bright/aops bm25.run
   ir-bright evaluate bright/biology a.run b.run.gz -m nDCG@10 -m R@100 -m RR
@@ -56,6 +57,8 @@ examples:
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     """Add the ``evaluate`` subcommand."""
+    from ..families.texts import protocol
+
     parser = add_subcommand(
         subparsers,
         run,
@@ -63,7 +66,9 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         help="score TREC run files under the official protocol",
         description="Score TREC run files on an ir_bright dataset under the\n"
         "official protocol: one row per run, one column per measure.",
-        epilog=EPILOG,
+        epilog=textwrap.fill(PROTOCOL_NOTE.format(protocol=protocol().replace("`", "")), 95)
+        + "\n\n"
+        + EXAMPLES,
     )
     parser.add_argument("dataset", metavar="DATASET", help="dataset id, e.g. bright/aops")
     parser.add_argument(

@@ -24,6 +24,7 @@ examples:
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     """Add the ``references`` subcommand."""
+    from ..families.texts import references as references_held
     from ..results.references import reference_benchmarks
 
     parser = add_subcommand(
@@ -31,9 +32,9 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         run,
         "references",
         help="the published rows (papers, leaderboard) to place a system among",
-        description="List the published rows ir_bright holds: the BRIGHT paper's retrievers "
-        "on original and reasoning queries, its reranking and long-document rows, the "
-        "leaderboard's dated submissions and MM-BRIGHT's, each with its source.",
+        description="List the published rows ir_bright holds, each with its source: the "
+        "papers' retrievers, the leaderboards' dated submissions, reproductions. "
+        + references_held().replace("`", ""),
         epilog=EPILOG,
     )
     parser.add_argument(
