@@ -73,8 +73,9 @@ def read_run(run: Any, name: str | None = None) -> CheckedRun:
         return read_mapping(run, name)
     ranked = CheckedRun()
     for rows in _row_blocks(run, name):
+        pairs = zip(rows.doc_ids, rows.scores)
         for query_id, start, end in query_spans(rows.query_ids):
-            ranked[query_id] = add_span(ranked.get(query_id), query_id, rows, start, end)
+            ranked[query_id] = add_span(ranked.get(query_id), query_id, rows, start, end, pairs)
     ranked.owned = True
     return ranked
 
@@ -123,6 +124,7 @@ def read_run_parts(
     current_id: str | None = None
     current: dict[str, float] | None = None
     for rows in _file_rows(path, whole_run_cap=keep is None):
+        pairs = zip(rows.doc_ids, rows.scores)
         for query_id, start, end in query_spans(rows.query_ids):
             if query_id != current_id:
                 if query_id in seen:
@@ -135,7 +137,7 @@ def read_run_parts(
                     kept_entries += len(kept)
                 seen.add(query_id)
                 current_id, current = query_id, None
-            current = add_span(current, query_id, rows, start, end)
+            current = add_span(current, query_id, rows, start, end, pairs)
             if held_limit is not None and kept_entries + len(current) > held_limit:
                 raise too_many(run_label(path), held_limit)
         if entries >= part_entries:
