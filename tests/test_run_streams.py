@@ -269,3 +269,20 @@ def test_a_run_longer_than_the_entry_cap_streams_to_the_value_of_its_official_pa
     assert streamed["R@1000"] == pytest.approx(2 / 3)  # t20 kept at rank 1,000, t19 cut
     with pytest.raises(RunFormatError, match=f"over {cap:,} entries"):
         read_run(long_path)  # where every entry is kept (stock measures), the cap holds
+
+
+@pytest.mark.parametrize("variable", ["IR_BRIGHT_MAX_RUN_ENTRIES", "IR_BRIGHT_MAX_RUN_BYTES"])
+@pytest.mark.parametrize("value", ["9" * 5000, "9" * 19, "0" * 5000])
+def test_a_bound_beyond_any_machine_is_a_one_line_error_naming_the_variable(
+    case, tmp_path, monkeypatch, capsys, variable, value
+):
+    """5,000 digits are past what ``int()`` reads (4,300) and any machine's memory."""
+    monkeypatch.setenv(variable, value)
+    path = tmp_path / "r.run"
+    path.write_text(run_text([("q0", "d0", 1.0)]))
+    with pytest.raises(RunFormatError, match=f"^{variable}=.* is not a number of"):
+        read_run(path)
+    status = main(["evaluate", TEST_ID, str(path)])
+    err = capsys.readouterr().err
+    assert status == 2 and len(err.strip().splitlines()) == 1 and variable in err
+    assert "internal error" not in err and len(err) < 400
