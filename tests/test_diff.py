@@ -230,3 +230,9 @@ def test_a_run_judged_at_neither_revision_is_refused_as_evaluate_refuses_it(
     run = write_run(tmp_path / "run.trec", {"0": ["insects_light/Phototaxis_1.txt"]})
     status, out, err = cli("diff", "bright/biology@mteb-v1", "bright/biology", "--run", run)
     assert status == 2 and out == "" and "none of its 1 ranked documents is judged" in err
+
+
+def test_a_missing_run_file_is_refused_before_anything_is_fetched(bright_revisions, cli, hub):
+    status, out, err = cli("diff", "bright/biology@mteb-v1", "bright/biology", "--run", "no.trec")
+    assert status == 2 and out == "" and "no.trec: no such run file" in err
+    assert hub.fetched == []

@@ -3,12 +3,21 @@ given, its scores under both (:func:`make_diff`), written as markdown or JSON.""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..errors import RunFormatError
 from .revision_diff import DatasetDiff, diff, load_pair, pairs
-from .revision_scores import ScoreDiff, check_measure, headline_measure, runs_by_dataset, score_diff
+from .revision_scores import (
+    ScoreDiff,
+    check_measure,
+    headline_measure,
+    run_paths,
+    runs_by_dataset,
+    score_diff,
+)
 from .tables import Grid, render
 
 FORMATS = ("markdown", "json")
@@ -50,6 +59,9 @@ def make_diff(
     ``runs`` under both with ``measure`` (default: each dataset's headline measure)."""
     measure = check_measure(measure)
     scored = runs_by_dataset(runs, pairs(old, new)) if runs else []
+    missing = [path for path in run_paths(runs) if path != "-" and not os.path.exists(path)]
+    if missing:  # before the comparison, which may download gigabytes
+        raise RunFormatError(f"{missing[0]}: no such run file")
     datasets = diff(old, new)
     scores = {}
     for argument, pair in scored:
