@@ -167,6 +167,7 @@ def test_markdown_by_default_lists_counts_touched_queries_and_moves(
     assert out == ""
     text = output.read_text()
     assert "| bright/biology | 1/1/1 | 1/1/1 | 2/2 | 0/0 |" in text
+    assert "From bright/biology@mteb-v1 (a75a0eb) to bright/biology (3066d29, mteb-v1.1):" in text
     assert "| bright/biology | 0 | gold_changed, doc_changed |" in text
     assert "| 0 | gold_changed, doc_changed | 0.6131 | 0.0000 | -0.6131 |" in text
 

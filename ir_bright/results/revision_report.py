@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import RunFormatError
-from .revision_diff import DatasetDiff, diff, load_pair, pairs
+from .revision_diff import DatasetDiff, diff, load_pair, pairs, split_id
 from .revision_scores import (
     ScoreDiff,
     check_measure,
@@ -97,10 +97,31 @@ def _counts_table(report: DiffReport) -> Grid:
         for i, found in report.datasets.items()
     ]
     note = (
-        f"From {report.old} to {report.new}: + added, - removed, ~ changed (documents: any field "
-        "but the id; queries: their text); gold and excluded pairs over every query."
+        f"From {_with_commit(report.old)} to {_with_commit(report.new)}: + added, - removed, "
+        "~ changed (documents: any field but the id; queries: their text); gold and excluded "
+        "pairs over every query."
     )
     return Grid(header, rows, 1, notes=[note])
+
+
+def _with_commit(given: str) -> str:
+    """``bright/biology (3066d29, mteb-v1.1)``: an id as given, with the commit it was read at
+    and that commit's alias, when its family reads one repository at one commit."""
+    from ..families import family_of
+    from ..hub.config import revision
+
+    base, asked = split_id(given)
+    family = family_of(base)
+    repo = family.repo(base) if family is not None else None
+    if family is None or repo is None or family.hub.revision is None:
+        return given
+    aliases = family.aliases()
+    commit = asked[1:] if asked else revision(repo, family.hub.revision)
+    commit = aliases.get(commit, commit)
+    if len(commit) != 40:  # a branch, or a commit's prefix: shown as given
+        return given
+    alias = next((a for a, c in aliases.items() if c == commit and a != asked[1:]), None)
+    return f"{given} ({commit[:7]}{f', {alias}' if alias else ''})"
 
 
 def _sign(count: str) -> str:
