@@ -193,10 +193,16 @@ def _built_collection(name: str) -> Mapping[str, Dataset]:
 
 
 def _register_measures() -> None:
+    """Register each measure module's measures; a module absent from the installed package is
+    skipped, while any other error (a module it imports that moved upstream, say) propagates:
+    swallowed, it would leave ``Official`` silently unregistered."""
     for name in ("scoring.provider", "scoring.aspect_measures"):
+        module = f"{__package__}.{name}"
         try:
-            measures = importlib.import_module(f"{__package__}.{name}")
-        except ModuleNotFoundError:
+            measures = importlib.import_module(module)
+        except ModuleNotFoundError as exc:
+            if exc.name != module:
+                raise
             continue
         measures.register()
 
