@@ -275,11 +275,16 @@ def load(dataset: str | Any) -> Any:
     if not isinstance(dataset, str):
         return _dataset_of(dataset)
     register()
-    if dataset in dataset_table() or (
-        "@" in dataset and family_of(dataset) is not None and dataset.count("@") == 1
-    ):
-        return ir_datasets.load(dataset)
     from .errors import DatasetNotFoundError
+
+    plain, at, revision = dataset.partition("@")
+    if dataset in dataset_table() or (at and family_of(plain) is not None):
+        if at and (not revision.strip() or "@" in revision):
+            raise DatasetNotFoundError(
+                f"{dataset!r} names no revision after its @: give an alias its family declares, "
+                f"main or a commit (`ir-bright info {plain}` lists the aliases)"
+            )
+        return ir_datasets.load(dataset)
 
     if not dataset.strip():
         raise DatasetNotFoundError(
