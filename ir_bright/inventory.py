@@ -193,7 +193,6 @@ def describe(dataset_id: str) -> dict[str, Any]:
     (path, url, size, cached, local_path, damaged, provenance: see
     :func:`ir_bright.hub.fetch_records.file_provenance`), ``bm25_indexes`` and, where they apply,
     ``summary`` and ``adjusted_qrels``."""
-    from dataclasses import asdict
 
     from . import registry
     from .families import protocol_of
@@ -213,7 +212,7 @@ def describe(dataset_id: str) -> dict[str, Any]:
         "official_measures": list(doc.get("official_measures") or _family_measures(dataset_id)),
         "website": doc.get("website"),
         "bibtex": doc.get("bibtex"),
-        "protocol": asdict(protocol) if protocol is not None else None,
+        "protocol": dict(protocol._asdict()) if protocol is not None else None,
         "scored_by": scoring_commands(dataset_id, dataset.has_qrels()),
         "counts": counts(dataset),
         "revision": revision_of(dataset_id, dataset),
