@@ -141,6 +141,8 @@ def write_system(folder: Path, bench, variant: int) -> None:
 
 def prepare_inputs(command: str, folder: Path) -> None:
     """Create in ``folder`` the input files and folders ``command`` names and lacks."""
+    from ir_bright.results.benchmarks import dataset_from_filename
+
     known = registered_ids()
     for segment in SEGMENT_SEPARATORS.split(command):
         tokens = shlex.split(segment, comments=True)
@@ -160,7 +162,9 @@ def prepare_inputs(command: str, folder: Path) -> None:
                 queries = ir_datasets.load(dataset).queries_iter()
                 write_input(folder / token, "".join(f"{q.query_id}\t{q.text}\n" for q in queries))
             elif token == RUN or token.endswith(RUN_SUFFIXES):
-                write_input(folder / token, judged_run(dataset or "bright/biology"))
+                named = dataset_from_filename(Path(token).name)  # bright__biology.trec
+                for_id = named if named in known else dataset or "bright/biology"
+                write_input(folder / token, judged_run(for_id))
             elif token == RUNS or token.startswith("runs/"):
                 path = folder / token
                 if token.endswith("/") and tokens[1] in ("report", "compare"):
