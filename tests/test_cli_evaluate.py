@@ -297,10 +297,15 @@ def test_bad_measures_exit_2_with_a_hint(dataset, tmp_path, cli, measure, mentio
     assert_one_line_error(*cli("evaluate", TEST_ID, path, "-m", measure), mentions)
 
 
-def test_a_run_over_another_corpus_gets_a_warning(dataset, tmp_path, cli, caplog):
+def test_a_run_over_another_corpus_exits_2_and_force_scores_it(dataset, tmp_path, cli, caplog):
     """The short/long mix-up: the queries are the dataset's, no document is judged."""
     path = write_run(tmp_path / "long.run", [("1", "page-a", 2.0), ("2", "page-b", 1.0)])
-    status, out, _ = cli("evaluate", TEST_ID, path)
+    status, out, err = cli("evaluate", TEST_ID, path)
+    assert status == 2 and out == ""
+    (line,) = err.splitlines()
+    assert "none of its 2 ranked documents is judged or excluded" in line
+    assert "so it is not scored" in line and "--force" in line
+    status, out, _ = cli("evaluate", TEST_ID, path, "--force")
     assert status == 0 and out.splitlines()[1].split()[1:] == ["0.0000", "0.0000"]
     assert "none of its 2 ranked documents is judged" in caplog.text
     caplog.clear()
@@ -370,7 +375,7 @@ def test_a_run_of_another_cached_domain_exits_2_naming_it(pony_cached, cli, comm
     assert status == 2 and out == "", err
     (line,) = err.splitlines()
     assert line.startswith(f"ir-bright {command[0]}: error: ")
-    assert "so nothing was scored" in line
+    assert "so it is not scored" in line
     assert "the run seems to be for bright/pony" in line
 
 
@@ -382,13 +387,17 @@ def test_a_run_none_of_whose_documents_is_in_the_cached_corpus_exits_2(pony_cach
     assert "the run seems to be for bright/pony" in err
 
 
-def test_a_run_of_corpus_documents_none_judged_scores_its_zero_with_a_warning(
+def test_a_run_of_corpus_documents_none_judged_is_scored_only_when_forced(
     pony_cached, cli, tmp_path, caplog
 ):
-    """A bad run, not a wrong one: its document is biology's, merely not judged for query 1."""
+    """A bad run, maybe not a wrong one: its document is biology's, not judged for query 1.
+    Nothing of the family fits it better: refused without naming another dataset."""
     cli("download", "bright/biology")
     run = write_run(tmp_path / "bad.run", [("1", "insects_light/Phototaxis_5.txt", 1.0)])
-    status, out, _ = cli("evaluate", "bright/biology", run, "--format", "json")
+    status, out, err = cli("evaluate", "bright/biology", run)
+    assert status == 2 and out == ""
+    assert "no cached dataset of bright holds or judges its documents" in err
+    status, out, _ = cli("evaluate", "bright/biology", run, "--format", "json", "--force")
     assert status == 0
     assert json_scores(out)[str(run)]["nDCG@10"] == 0.0
     assert "none of its 1 ranked documents is judged or excluded" in caplog.text

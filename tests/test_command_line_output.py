@@ -73,7 +73,7 @@ def test_each_warning_is_printed_once(bright, tmp_path):
     run.write_text("".join(f"{q} Q0 elsewhere_{q} 1 1.0 x\n" for q in ("0", "1", "2")))
 
     def warnings(*runs: str) -> list[str]:
-        done = command("evaluate", "bright/biology", *runs)
+        done = command("evaluate", "bright/biology", "--force", *runs)
         assert done.returncode == 0, done.stderr
         return [line for line in done.stderr.splitlines() if line.startswith("WARNING")]
 

@@ -31,6 +31,7 @@ GROUPS = {
 DOMAINS = [d for domains in GROUPS.values() for d in domains]
 # Every domain is shaped like the fixture's biology: query 0 has two gold documents, query 1
 # one. R@1 per query of each ranking (the document ranked first):
+# NONE ranks no document judged for its query: report and compare score it only with --force
 NONE = {"0": "bird_song/Birdsong_0.txt", "1": "bird_song/Birdsong_0.txt"}  # 0, 0
 HALF = {"0": "bird_song/Birdsong_0.txt", "1": "bird_song/Birdsong_2.txt"}  # 0, 1
 QUARTER = {"0": "insects_light/Phototaxis_0.txt", "1": "bird_song/Birdsong_0.txt"}  # 0.5, 0
@@ -82,7 +83,18 @@ def test_the_bright_benchmarks_have_the_three_groups_and_the_others_none():
 def test_report_json_rows_carry_the_group_means_beside_the_domains(tmp_path, capsys):
     folder = write_system(tmp_path / "mine", MINE)
     table = json.loads(
-        cli(capsys, "report", str(folder), "-b", "bright", "-m", "R@1", "--format", "json")
+        cli(
+            capsys,
+            "report",
+            str(folder),
+            "-b",
+            "bright",
+            "--force",
+            "-m",
+            "R@1",
+            "--format",
+            "json",
+        )
     )
     (row,) = table["rows"]
     for group, value in EXPECTED.items():
@@ -96,7 +108,7 @@ def test_report_json_rows_carry_the_group_means_beside_the_domains(tmp_path, cap
 @pytest.mark.usefixtures("bright")
 def test_markdown_csv_and_latex_print_the_groups_before_avg(tmp_path, capsys):
     folder = write_system(tmp_path / "mine", MINE)
-    argv = ["report", str(folder), "-b", "bright", "-m", "R@1", "--format"]
+    argv = ["report", str(folder), "-b", "bright", "--force", "-m", "R@1", "--format"]
     header, row = list(csv.reader(io.StringIO(cli(capsys, *argv, "csv"))))
     assert header[-4:] == ["StackExchange", "Coding", "Theorem", "Avg"]
     assert row[-4:] == ["42.9", "37.5", "33.3", "39.6"]
@@ -111,7 +123,7 @@ def test_markdown_csv_and_latex_print_the_groups_before_avg(tmp_path, capsys):
 @pytest.mark.usefixtures("bright")
 def test_a_group_missing_a_run_has_no_mean_and_the_others_do(tmp_path, capsys):
     folder = write_system(tmp_path / "mine", MINE, skip={"robotics"})
-    argv = ["report", str(folder), "-b", "bright", "-m", "R@1", "--format", "csv"]
+    argv = ["report", str(folder), "-b", "bright", "--force", "-m", "R@1", "--format", "csv"]
     _, row = list(csv.reader(io.StringIO(cli(capsys, *argv))))
     assert row[-4:] == ["-", "37.5", "33.3", "-"]
 
@@ -134,7 +146,7 @@ def test_a_published_row_with_group_values_fills_and_checks_them(tmp_path, capsy
         lambda: {**real(), "bright": {**real()["bright"], "groups": row}},
     )
     folder = write_system(tmp_path / "mine", MINE)
-    argv = ["report", str(folder), "-b", "bright", "--format", "json"]
+    argv = ["report", str(folder), "-b", "bright", "--force", "--format", "json"]
     status = main([*argv, "--check", "groups", "--reference", "groups"])
     table = json.loads(capsys.readouterr().out)
     assert status == 1  # Coding is 0.2 points off
@@ -146,6 +158,9 @@ def test_a_published_row_with_group_values_fills_and_checks_them(tmp_path, capsy
     assert published["values"]["Theorem"] is None and published["average"] is None
 
 
+COMPARE_OPTIONS = ("-b", "bright", "--force", "-m", "R@1")
+
+
 def per_query(rankings, domains):
     """The R@1 of every query of ``domains``, domain after domain, queries 0 then 1."""
     return np.array([v for d in domains for v in PER_QUERY[id(rankings[d])]], float)
@@ -155,7 +170,7 @@ def per_query(rankings, domains):
 def test_compare_tests_each_group_on_its_domains_queries_pooled(tmp_path, capsys):
     base = write_system(tmp_path / "base", dict.fromkeys(DOMAINS, NONE))
     mine = write_system(tmp_path / "mine", MINE)
-    argv = ["compare", str(base), str(mine), "-b", "bright", "-m", "R@1", "--samples", "200"]
+    argv = ["compare", str(base), str(mine), *COMPARE_OPTIONS, "--samples", "200"]
     records = json.loads(cli(capsys, *argv, "--format", "json"))
     assert [r["dataset"] for r in records][-4:] == [*GROUPS, "bright"]
     by_dataset = {r["dataset"]: r for r in records}
@@ -179,6 +194,6 @@ def test_compare_tests_each_group_on_its_domains_queries_pooled(tmp_path, capsys
 def test_compare_leaves_out_a_group_whose_domains_are_not_all_compared(tmp_path, capsys):
     base = write_system(tmp_path / "base", dict.fromkeys(DOMAINS, NONE), skip={"pony"})
     mine = write_system(tmp_path / "mine", MINE)
-    argv = ["compare", str(base), str(mine), "-b", "bright", "-m", "R@1", "--samples", "50"]
+    argv = ["compare", str(base), str(mine), *COMPARE_OPTIONS, "--samples", "50"]
     records = json.loads(cli(capsys, *argv, "--format", "json"))
     assert [r["dataset"] for r in records][-3:] == ["StackExchange", "Theorem", "bright"]

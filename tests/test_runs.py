@@ -411,7 +411,7 @@ def test_warnings_about_a_run_read_in_parts_cover_the_whole_run(tmp_path, monkey
     path = tmp_path / "run.txt"
     path.write_text(run_text(rows + [("stranger", "d", 1.0)]))
     caplog.set_level(logging.WARNING, logger="ir_bright")
-    Scorer(protocol.tiny_dataset(qrels), ["RR"]).evaluate(path)
+    Scorer(protocol.tiny_dataset(qrels), ["RR"], force=True).evaluate(path)
     messages = " | ".join(r.getMessage() for r in caplog.records)
     assert "ignoring 1 queries without judgements" in messages
     assert "none of its 60 ranked documents is judged or excluded" in messages

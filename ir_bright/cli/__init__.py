@@ -134,6 +134,17 @@ def described(meanings: Mapping[str, str], what: str, default: str | None = None
     return {"choices": tuple(meanings), "default": default, "help": f"{what}{when}: {each}"}
 
 
+def add_force_option(parser: argparse.ArgumentParser) -> None:
+    """``--force``: score a run none of whose ranked documents is judged or excluded for its
+    query (refused otherwise, as a run for another dataset)."""
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help="score a run none of whose ranked documents is judged or excluded for its query "
+        "(refused otherwise, as a run for another dataset), with a warning",
+    )
+
+
 def output_format(
     names: Sequence[str], default: str | None = None, what: str = "output format"
 ) -> dict[str, Any]:

@@ -9,7 +9,7 @@ from typing import Any
 
 from ..results.system_info import SETTING_HELP
 from ..results.tables import FORMATS
-from . import add_subcommand, described, one_of, output_format
+from . import add_force_option, add_subcommand, described, one_of, output_format
 
 EPILOG = """For each dataset, measure and system: the means, their difference with a 95% paired
 bootstrap interval, the two-sided paired t-test and Wilcoxon signed-rank p-values over the
@@ -68,6 +68,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument("--samples", type=int, default=SAMPLES, help="bootstrap resamples")
     parser.add_argument("--seed", type=int, default=SEED, help="bootstrap seed")
     parser.add_argument("--confidence", type=float, default=CONFIDENCE, help="interval level")
+    add_force_option(parser)
     parser.add_argument("--format", **output_format(FORMATS, "markdown"))
     parser.add_argument("--plot", metavar="FILE.png", help="also draw the differences")
     parser.add_argument(
@@ -94,6 +95,7 @@ def run(args: argparse.Namespace) -> int:
         options=options,
         setting=args.setting,
         progress=True,
+        force=args.force,
     )
     labels = paired_tables.column_labels(args.benchmark)
     if args.plot:

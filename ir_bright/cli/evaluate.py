@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
-from . import add_subcommand, output_format
+from . import add_force_option, add_subcommand, output_format
 
 if TYPE_CHECKING:
     from ..scoring import Scorer
@@ -40,9 +40,10 @@ PROTOCOL_NOTE = (
     "Every measure is computed under the official protocol, so the numbers match each "
     "benchmark's own scripts (stock trec_eval scores lower wherever a run ranks excluded "
     "documents). {protocol} Queries missing from a run count as 0. A run file repeating a "
-    "(query, doc) pair is refused, as trec_eval refuses it. A run that scores nothing, none of "
-    "its queries being the dataset's or none of its documents the corpus's, is refused with "
-    "exit status 2, naming the dataset it seems to be for."
+    "(query, doc) pair is refused, as trec_eval refuses it. A run that would score nothing, none "
+    "of its queries being the dataset's or none of its ranked documents judged or excluded for "
+    "its query, is refused with exit status 2, naming the dataset of the family it seems to be "
+    "for (--force scores the latter anyway)."
 )
 EXAMPLES = """\
 examples:
@@ -97,6 +98,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         help="also score each measure as stock ir_measures / trec_eval do (excluded documents "
         "kept in the ranking), in a column stock:<measure> beside the official one",
     )
+    add_force_option(parser)
     parser.add_argument("--format", **output_format(FORMATS, "table"))
     parser.add_argument(
         "-o",
@@ -121,7 +123,7 @@ def run(args: argparse.Namespace) -> int:
             f"key: give it as ./{PROVENANCE}"
         )
     output = Output(args.output, "the results", inputs=args.runs)
-    scorer = Scorer(args.dataset, args.measures)
+    scorer = Scorer(args.dataset, args.measures, force=args.force)
     stock = StockScorer(scorer) if args.stock else None
     results = [(path, _score(scorer, stock, path, args.per_query)) for path in args.runs]
     names = scorer.names

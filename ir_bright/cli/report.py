@@ -9,7 +9,7 @@ from typing import Any
 
 from ..results.system_info import SETTING_HELP
 from ..results.tables import FORMATS
-from . import add_subcommand, output_format
+from . import add_force_option, add_subcommand, output_format
 
 EPILOG = """run files are found by name: the dataset id with each / written __, plus .trec, .run,
 .txt, .tsv or .res (optionally .gz), e.g. bright__biology.trec, bright__pony-long.run.gz,
@@ -86,6 +86,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         help="x100 points a --check cell may differ by (default: half a unit of the published "
         "values' last decimal, 0.05 for 18.9: they are rounded)",
     )
+    add_force_option(parser)
     parser.add_argument("--name", default="run", help="system name of loose files and ID=PATH")
     parser.add_argument(
         "--setting", action="append", default=[], metavar="[SYSTEM=]SETTING", help=SETTING_HELP
@@ -107,6 +108,7 @@ def run(args: argparse.Namespace) -> int:
         name=args.name,
         plot=args.plot,
         settings=args.setting,
+        force=args.force,
     )
     made = report.make_report(request)
     sys.stdout.write(report.format_table(made.table, args.format))

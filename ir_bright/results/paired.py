@@ -120,6 +120,7 @@ def compare(
     options: Options | None = None,
     setting: str | Sequence[str] | Mapping[str, Any] | None = None,
     progress: bool = False,
+    force: bool = False,
     **option_values: Any,
 ) -> Any:
     """Compare ``systems`` with ``baseline``: a pandas DataFrame of records (:data:`RECORD_KEYS`).
@@ -136,7 +137,8 @@ def compare(
     ``options`` (:class:`~ir_bright.results.stats.Options`) set the tests; its fields may also
     be given as keywords (``test="wilcoxon"``, ``correction``, ``samples``, ``seed``,
     ``confidence``, ``alpha``), which override ``options``. ``setting`` labels the systems'
-    settings. The rest is in the module docstring.
+    settings. ``force`` scores runs none of whose ranked documents is judged (refused
+    otherwise, see :class:`~ir_bright.scoring.Scorer`). The rest is in the module docstring.
     """
     options = _options(options, option_values)
     if (dataset is None) == (benchmark is None):
@@ -157,7 +159,7 @@ def compare(
         infos = dict.fromkeys(labelled)
         domains, measure_names, pooled = {key: dataset}, measures, []
     infos = with_settings(infos, setting)
-    scores = _score(runs, domains, measure_names, progress)
+    scores = _score(runs, domains, measure_names, progress, force)
     records = _records(scores, list(labelled), pooled, options)
     for record in records:
         record["setting"] = _text(infos[record["system"]])
@@ -219,6 +221,7 @@ def _score(
     domains: dict[str, Any],
     measures: Iterable[Any] | None,
     progress: bool,
+    force: bool = False,
 ) -> dict[str, dict[str, _Scores]]:
     """``{measure: {dataset key: _Scores}}``: every run scored per query, qrels read once per
     dataset."""
@@ -230,7 +233,7 @@ def _score(
     total = len(domains) * len(runs)
     with tqdm(total=total, unit="run", desc="scoring", disable=not progress or None) as bar:
         for key, dataset in domains.items():
-            scorer = Scorer(dataset, measures)
+            scorer = Scorer(dataset, measures, force=force)
             per_system = {}
             for name, system_runs in runs.items():
                 run = system_runs[key]

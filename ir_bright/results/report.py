@@ -49,6 +49,8 @@ class ReportRequest:
     """``--setting [SYSTEM=]SETTING`` values (see
     :func:`~ir_bright.results.system_info.apply_flags`)."""
     progress: bool = True
+    force: bool = False
+    """Score runs none of whose ranked documents is judged (see :class:`~ir_bright.Scorer`)."""
 
 
 @dataclass
@@ -81,7 +83,7 @@ def make_report(request: ReportRequest) -> Report:
     infos = apply_flags({s.name: s.info for s in systems}, request.settings)
     for system in systems:
         system.info = infos[system.name]
-    table = score(systems, bench, measure, request.progress)
+    table = score(systems, bench, measure, request.progress, request.force)
     failures = check(table, request.check, request.tolerance) if request.check else CheckFailures()
     table.rows += reference_rows(request.references, bench, table.measure)
     if request.plot:

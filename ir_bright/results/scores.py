@@ -101,8 +101,10 @@ def score(
     bench: Benchmark,
     measure: str | None = None,
     progress: bool = True,
+    force: bool = False,
 ) -> Table:
-    """Score every run officially; one :class:`Row` per system."""
+    """Score every run officially; one :class:`Row` per system (``force``: as
+    :class:`~ir_bright.scoring.Scorer` takes it)."""
     from ..log import progress as bar_of
     from ..scoring import Scorer, parse_measures
 
@@ -118,7 +120,8 @@ def score(
                 if path is None:
                     values[system.name][dataset_id] = None
                     continue
-                scorer = scorer or Scorer(dataset_id, [parsed])  # qrels read once per dataset
+                # the qrels are read once per dataset
+                scorer = scorer or Scorer(dataset_id, [parsed], force=force)
                 # a Path, never a str: a str holding a line break is read as run text
                 result = scorer.evaluate(Path(path), str(path))
                 values[system.name][dataset_id] = float(result[key])

@@ -9,10 +9,11 @@ and keyed by the wrapped measure's name (``"nDCG@10"``). Like ir_measures, queri
 missing from the run count as 0; a run missing some gets a warning with the count, and a run
 whose queries are mostly unknown to the dataset's qrels, while it misses most of the scored
 queries, is refused (probably the wrong dataset). A run
-none of whose documents is judged for its query is refused when its documents are not the
-corpus's (:func:`~ir_bright.scoring.diagnosis.unjudged_run`: its queries are the dataset's but
-its documents another corpus's, ``bright/x-long`` against ``bright/x``, or another domain's),
-and gets a warning otherwise.
+none of whose ranked documents is judged or excluded for its query is not scored either
+(:func:`~ir_bright.scoring.diagnosis.unjudged_run` names the dataset of the family it seems to
+be for: its queries are the dataset's but its documents another corpus's, ``bright/x-long``
+against ``bright/x``, or another domain's whose query ids collide); ``force=True`` scores it
+with a warning.
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ from ..runs.read import (
     streamable,
 )
 from ..runs.run_file import RunFile
-from .diagnosis import SAMPLE_PAIRS, likely_dataset, unjudged_run, wrong_dataset
+from .diagnosis import FORCE_HINT, SAMPLE_PAIRS, likely_fit, unjudged_run, wrong_dataset
 from .evaluator import OfficialEvaluator, RunParts
 from .official import Official
 from .parsing import parse_measures
@@ -115,10 +116,18 @@ class Scorer:
 
     ``Scorer(dataset, measures)`` loads the dataset (an id, an ir_datasets or a PyTerrier
     dataset) and builds one :class:`~ir_bright.scoring.evaluator.OfficialEvaluator`;
-    :meth:`evaluate` and :meth:`per_query` then score runs of any supported shape.
+    :meth:`evaluate` and :meth:`per_query` then score runs of any supported shape. A run none
+    of whose ranked documents is judged or excluded is refused unless ``force``.
     """
 
-    def __init__(self, dataset: Any, measures: Iterable[str | Measure] | None = None):
+    def __init__(
+        self,
+        dataset: Any,
+        measures: Iterable[str | Measure] | None = None,
+        *,
+        force: bool = False,
+    ):
+        self.force = force
         self.dataset = registry.load(dataset)
         self.label = dataset if isinstance(dataset, str) else _label(self.dataset)
         inner = official_measures(self.dataset) if measures is None else parse_measures(measures)
@@ -240,10 +249,10 @@ class _RunSummary:
                 scorer.label,
             )
         if not self.overlap and self.ranked_docs:
-            refused, why = unjudged_run(scorer.dataset, scorer.label, self.sample, self.ranked_docs)
-            if refused:
-                raise RunFormatError(f"{name}: {why}")
-            logger.warning("%s: %s", name, why)
+            fact, cause = unjudged_run(scorer.dataset, scorer.label, self.sample, self.ranked_docs)
+            if not scorer.force:
+                raise RunFormatError(f"{name}: {fact}, so it is not scored: {cause}; {FORCE_HINT}")
+            logger.warning("%s: %s; scored all the same, as forced: %s", name, fact, cause)
         missing = len(scored) - covered
         if missing:
             logger.warning(
@@ -257,7 +266,7 @@ class _RunSummary:
 
     def _wrong_dataset(self) -> str:
         """The likely cause: the cached dataset the run's pairs are judged in, if one is."""
-        return wrong_dataset(likely_dataset(self.sample, self.scorer.label))
+        return wrong_dataset(likely_fit(self.sample, self.scorer.label), self.scorer.label)
 
     def _missing_rule(self) -> str:
         """How the measures treat a query the run does not rank: as 0 (a measure's
