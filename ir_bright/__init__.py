@@ -25,6 +25,7 @@ __all__ = [
     "drop_excluded",
     "evaluate",
     "fuse",
+    "load",
     "per_query_frame",
     "register",
     "with_queries",
@@ -41,6 +42,7 @@ _EXPORTS = {
     "fuse": "pipelines.fusion",
     "with_queries": "pipelines.queries",
     "register": "registry",
+    "load": "registry",
 }
 """Where each public name lives; imported on first use."""
 

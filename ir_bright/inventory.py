@@ -35,15 +35,19 @@ def match_ids(pattern: str | None, ids: list[str] | None = None) -> list[str]:
 
 
 def resolve_ids(patterns: Iterable[str]) -> list[str]:
-    """Expand globs over our ids, each id once; plain ids are checked (close-match errors)."""
+    """Expand globs over our ids, each id once; plain ids are checked (close-match errors). A
+    glob at a revision (``bright/*@mteb-v1``) gives each matching id at that revision."""
     from . import registry
 
     ids: list[str] = []
     for pattern in patterns:
-        if any(c in pattern for c in GLOB):
-            found = match_ids(pattern)
+        plain, at, revision = pattern.partition("@")
+        if any(c in plain for c in GLOB):
+            found = [f"{i}{at}{revision}" for i in match_ids(plain)]
             if not found:
                 raise _no_match(pattern)
+            for dataset_id in found[:1] if at else ():
+                registry.load(dataset_id)  # an unknown revision: said once, at once
             ids += found
         else:
             registry.load(pattern)
@@ -207,6 +211,7 @@ def describe(dataset_id: str) -> dict[str, Any]:
         "bibtex": doc.get("bibtex"),
         "protocol": asdict(protocol) if protocol is not None else None,
         "counts": counts(dataset),
+        "revision": revision_of(dataset_id, dataset),
         "files": [_file_state(file) for file in files],
         "bm25_indexes": _bm25_indexes(dataset),
     }
@@ -217,6 +222,32 @@ def describe(dataset_id: str) -> dict[str, Any]:
     if adjusted is not None:
         info["adjusted_qrels"] = adjusted
     return info
+
+
+def revision_of(dataset_id: str, dataset: Any) -> dict[str, Any] | None:
+    """The revision a dataset reads (``asked``, ``commit``, ``alias``: the ``@`` of its id, or
+    its family's declared one) and the ``known`` revisions of its family (``alias``,
+    ``commit``, ``known_as``); None outside ir_bright's families."""
+    from .families import family_of
+
+    found = family_of(dataset_id)
+    if found is None:
+        return None
+    known = found.data["hub"].get("known_revisions", {}).get("revisions", ())
+    asked = getattr(dataset, "revision", None)
+    if callable(asked):
+        current = asked()
+    else:
+        commit = found.data["hub"].get("revision")
+        names = {commit: alias for alias, commit in found.aliases().items()}
+        current = {"asked": None, "commit": commit, "alias": names.get(commit)}
+    return {
+        **current,
+        "known": [
+            {key: revision.get(key) for key in ("alias", "commit", "known_as")}
+            for revision in known
+        ],
+    }
 
 
 def _file_state(file: Any) -> dict[str, Any]:

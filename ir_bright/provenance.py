@@ -9,10 +9,11 @@
 ``queries``, ``qrels``) are read from, for BRIGHT, MM-BRIGHT and BRIGHT-Pro alike (each
 component lists them as ``<entity>_hub_files()``)::
 
-    {"dataset": "bright/biology", "repo": "xlangai/BRIGHT", "commit": "3066d29c...",
-     "known_as": "MTEB BRIGHT(v1.1)", "mixed_commits": false,
+    {"dataset": "bright/biology@mteb-v1.1", "repo": "xlangai/BRIGHT", "commit": "3066d29c...",
+     "alias": "mteb-v1.1", "known_as": "MTEB BRIGHT(v1.1)", "mixed_commits": false,
      "files": [{"path": "examples/biology-00000-of-00001.parquet", "sha256": "...",
-                "md5": "...", "size": 123, "commit": "3066d29c...",
+                "md5": "...", "size": 123, "commit": "3066d29c...", "alias": "mteb-v1.1",
+                "pin": {"source": "hub listing", "sha256": "..."},
                 "fetched_at": "2026-01-01T00:00:00Z"}]}
 
 Only cached files are described (a number was computed from them): nothing is fetched. A
@@ -21,9 +22,12 @@ file's facts come from the record written beside it at download
 existed has its checksums computed once and ``commit`` ``"unknown"``, never a guessed one.
 
 ``commit`` is the commit every described file was fetched at (``"unknown"`` when none says),
-and None when they differ; ``known_as`` names it when it is one of the known revisions of its
-family's declaration (``hub.known_revisions``: who pins it, what changed between them), else
-None.
+and None when they differ; ``alias`` is the name the family's declaration gives that commit
+(``mteb-v1``; for a dataset asked at a branch, ``bright/biology@main``, that name), else None;
+``known_as`` names it when it is one of the known revisions of its family's declaration
+(``hub.known_revisions``: who pins it, what changed between them), else None. Each file says
+what its bytes were verified against (``pin``: the declaration's pin, or the hub's listing or
+headers for its commit, with the checksum; None when unverified).
 ``mixed_commits`` is true when two files were fetched at two different known commits: the
 number then mixes two states of the hub repository, and every command reading them has said
 so in a warning (:func:`ir_bright.hub.fetch_records.watch`). To
@@ -48,7 +52,7 @@ __all__ = ["dataset_provenance", "provenance", "write_run_provenance"]
 
 ENTITIES = ("docs", "queries", "qrels")
 PROTOCOLS = ("official", "stock")
-FILE_KEYS = ("path", "sha256", "md5", "size", "commit", "fetched_at")
+FILE_KEYS = ("path", "sha256", "md5", "size", "commit", "alias", "pin", "fetched_at")
 
 
 def dataset_provenance(dataset: Any, entities: Iterable[str] = ("qrels",)) -> dict[str, Any]:
@@ -60,21 +64,28 @@ def dataset_provenance(dataset: Any, entities: Iterable[str] = ("qrels",)) -> di
         raise ValueError(f"unknown entity {unknown[0]!r}: give one of {', '.join(ENTITIES)}")
     label = dataset if isinstance(dataset, str) else _dataset_id(dataset)
     dataset = registry.load(dataset)
-    found = (_facts(file) for file in _hub_files(dataset, entities))
+    found = ((file, _facts(file)) for file in _hub_files(dataset, entities))
     # twins (one file cached for two paths) are described once, as the file fetched
-    facts = list({(f["path"], f["sha256"]): f for f in found if f}.values())
+    described = {(f["path"], f["sha256"]): (file, f) for file, f in found if f}
+    facts = [f for _, f in described.values()]
     repos = sorted({f["repo"] for f in facts if f.get("repo")})
     commits = {f["commit"] for f in facts}
+    # the commits a declaration pins on purpose (TEMPO's two) count as one
+    groups = {_group(file, f["commit"]) for file, f in described.values()}
     commit = next(iter(commits)) if len(commits) == 1 else None
-    known_as = None
+    known_as = alias = None
     if len(repos) == 1 and commit is not None:
-        known_as = known_revisions().get((repos[0], commit))
+        known_as, alias = known_revisions().get((repos[0], commit), (None, None))
+    asked = getattr(dataset, "revision", None)
+    if callable(asked) and alias is None:
+        alias = asked()["alias"]
     return {
         "dataset": label,
         "repo": repos[0] if len(repos) == 1 else (repos or None),
         "commit": commit,
+        "alias": alias,
         "known_as": known_as,
-        "mixed_commits": len(commits - {UNKNOWN, None}) > 1,
+        "mixed_commits": len(groups - {UNKNOWN, None}) > 1,
         "files": [{key: f.get(key) for key in FILE_KEYS} for f in facts],
     }
 
@@ -147,12 +158,15 @@ def sidecar_text(about: dict[str, Any]) -> str:
     return json.dumps(about, indent=1) + "\n"
 
 
-def known_revisions() -> dict[tuple[str, str], str]:
-    """``{(repository, commit): name}`` of the known revisions the families declare."""
+def known_revisions() -> dict[tuple[str, str], tuple[str, str | None]]:
+    """``{(repository, commit): (name, alias)}`` of the known revisions the families declare."""
     from .families import families
 
     return {
-        (family.data["hub"]["repo"], revision["commit"]): revision["known_as"]
+        (family.data["hub"]["repo"], revision["commit"]): (
+            revision["known_as"],
+            revision.get("alias"),
+        )
         for family in families()
         for revision in family.data["hub"].get("known_revisions", {}).get("revisions", ())
     }
@@ -175,6 +189,14 @@ def _hub_files(dataset: Any, entities: tuple[str, ...]) -> list[Any]:
             lister = getattr(dataset, "hub_files", None)
         files += lister() if lister is not None else []
     return list(dict.fromkeys(files))
+
+
+def _group(file: Any, commit: str | None) -> str | None:
+    """``commit``, or ``"pinned"`` when it is the one the file is declared at (that of its
+    dataset at a revision): the commits a family pins on purpose (TEMPO's two) count as one."""
+    shared = file.shared()
+    declared = getattr(shared, "commit", None) or getattr(shared, "revision", None)
+    return "pinned" if commit is not None and commit == declared else commit
 
 
 def _facts(file: Any) -> dict[str, Any] | None:

@@ -6,6 +6,12 @@ its datasets in the module the declaration names (``datasets(family) -> dict[str
 replacing entries the core already has under the same id (one INFO line says which and why),
 and is safe to call again. A family is built, in one piece, when one of its datasets is first
 used: ``import ir_bright`` pays for its ids only.
+
+``<id>@<revision>`` is any of these ids read at another commit of its hub repository (an alias
+the family declares, ``bright/biology@mteb-v1``, a commit, or ``main``): not registered ahead
+(a family has thousands of commits), but made on lookup through the pattern ir_datasets'
+registry offers (``Registry.register_pattern``), so that ``ir_datasets.load``, PyTerrier and
+every command take them alike; the family is built once per commit (:meth:`Family.at`).
 """
 
 from __future__ import annotations
@@ -13,6 +19,7 @@ from __future__ import annotations
 import importlib
 import logging
 import os
+import re
 import threading
 from collections.abc import Callable, Mapping
 from functools import cache, partial
@@ -21,7 +28,7 @@ from typing import Any
 import ir_datasets
 from ir_datasets.datasets.base import Dataset
 
-from .families import families, family
+from .families import families, family, family_of
 from .upstream import dataset_table
 
 logger = logging.getLogger(__name__)
@@ -35,8 +42,71 @@ def register() -> list[str]:
     added = []
     for declared in families():
         added += _register_collection(_placeholders(declared.name), declared.replaces)
+    _register_revision_pattern()
     _register_measures()
     return added
+
+
+_patterns_in: list[Any] = []  # the ir_datasets registries our pattern is registered with
+
+
+def _register_revision_pattern() -> None:
+    """Let ir_datasets' registry make ``<our id>@<revision>`` on lookup (once per registry)."""
+    if any(found is ir_datasets.registry for found in _patterns_in):
+        return
+    spaces = "|".join(sorted((re.escape(f.namespace) for f in families()), key=len, reverse=True))
+    ir_datasets.registry.register_pattern(rf"^((?:{spaces})(?:/[^@]*)?)@([^@]+)$", _at_revision)
+    _patterns_in.append(ir_datasets.registry)
+
+
+def _at_revision(dataset_id: str, groups: tuple[str, ...]) -> Dataset:
+    """The dataset ``dataset_id`` (``<plain id>@<revision>``): the plain id's dataset in its
+    family read at the commit the revision names; an unknown id or revision is a one-line
+    :class:`~ir_bright.errors.DatasetNotFoundError`."""
+    from .errors import DatasetNotFoundError
+    from .hub.revisions import resolve
+
+    plain, asked = groups
+    found = family_of(plain)
+    if found is None:
+        raise DatasetNotFoundError(f"unknown dataset id {plain!r} ({dataset_id}): {_hint(plain)}")
+    if not getattr(found.module(), "READS_REVISIONS", False):
+        raise DatasetNotFoundError(
+            f"{dataset_id!r}: {found.name} is read at its declared revision only "
+            f"({found.data['hub'].get('revision')}); give the id without @"
+        )
+    repo = found.repo(plain)
+    if repo is None:
+        raise DatasetNotFoundError(
+            f"{dataset_id!r}: the datasets of {plain} come from one repository each, so a "
+            "revision is given per dataset (e.g. " + found.entries[0].id + "@<commit>)"
+        )
+    revision = resolve(repo, asked, found.aliases())
+    at = partial(_built_at, found.name, revision.commit, revision.alias)
+    return LazyDataset(dataset_id, lambda: at()[plain], _RevisionName(dataset_id, revision))
+
+
+class _RevisionName:
+    """The id and revision of a dataset read at a revision, ahead of the dataset's own."""
+
+    def __init__(self, dataset_id: str, revision: Any):
+        self._id = dataset_id
+        self._revision = revision
+
+    def dataset_id(self) -> str:
+        """The id as asked, ``<id>@<revision>``."""
+        return self._id
+
+    def revision(self) -> dict[str, str | None]:
+        """The revision: as asked, its full commit, and its declared alias (or None)."""
+        return dict(self._revision._asdict())
+
+
+@cache
+def _built_at(name: str, commit: str, alias: str | None) -> Mapping[str, Dataset]:
+    """A family's datasets at ``commit``, built once per process and commit."""
+    with _building:
+        return family(name).at(commit, alias).datasets()
 
 
 class LazyDataset(Dataset):
@@ -49,8 +119,8 @@ class LazyDataset(Dataset):
     the same id.
     """
 
-    def __init__(self, dataset_id: str, build: Callable[[], Dataset]):
-        super().__init__(_OnFirstUse(build))
+    def __init__(self, dataset_id: str, build: Callable[[], Dataset], *ahead: Any):
+        super().__init__(*ahead, _OnFirstUse(build))  # ``ahead``: constituents asked first
         self._lazy_id = dataset_id
 
     def __reduce__(self) -> tuple[Callable[[str], Any], tuple[str]]:
@@ -192,28 +262,37 @@ def query_texts(dataset: Any) -> list[tuple[str, str]]:
 def load(dataset: str | Any) -> Any:
     """The ir_datasets dataset for what the user has: an id, a dataset (see
     :func:`_dataset_of`) or a PyTerrier dataset; unknown ids raise an error naming close
-    matches."""
+    matches. An id may name a revision of its hub repository, ``<id>@<revision>``: an alias
+    its family declares (``bright/biology@mteb-v1``), a commit (7 to 40 hexadecimal digits)
+    or a branch (``@main``, the hub's head); a revision the hub does not know raises a
+    one-line error naming the declared aliases."""
     if not isinstance(dataset, str):
         return _dataset_of(dataset)
     register()
-    if dataset in dataset_table():
+    if dataset in dataset_table() or (
+        "@" in dataset and family_of(dataset) is not None and dataset.count("@") == 1
+    ):
         return ir_datasets.load(dataset)
-    import difflib
-
     from .errors import DatasetNotFoundError
 
     if not dataset.strip():
         raise DatasetNotFoundError(
             "the dataset id is empty: give one, e.g. bright/biology (`ir-bright list` shows them)"
         )
+    raise DatasetNotFoundError(f"unknown dataset id {dataset!r}: {_hint(dataset)}")
+
+
+def _hint(dataset: str) -> str:
+    """Close matches of an unknown id, or where to list the ids."""
+    import difflib
+
     known = {_normal(i): i for i in reversed(list(dataset_table()))}
     wanted = _normal(dataset)
     if wanted in known:  # another spelling: case, slashes, _ for -, irds: or bright: prefixes
         close = [known[wanted]]
     else:
         close = [known[c] for c in difflib.get_close_matches(wanted, list(known), n=3, cutoff=0.6)]
-    hint = f"did you mean {', '.join(close)}?" if close else "list the ids with `ir-bright list`"
-    raise DatasetNotFoundError(f"unknown dataset id {dataset!r}: {hint}")
+    return f"did you mean {', '.join(close)}?" if close else "list the ids with `ir-bright list`"
 
 
 def _dataset_of(given: Any) -> Any:

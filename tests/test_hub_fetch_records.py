@@ -16,7 +16,18 @@ from tests.fixtures import hubserver
 from tests.test_hub import BODY, REPO, hub_file, put
 
 COMMIT = "3066d29c9651a576c8aba4832d249807b181ecae"
-KEYS = {"repo", "revision", "commit", "path", "sha256", "md5", "size", "fetched_at"}
+KEYS = {
+    "repo",
+    "revision",
+    "commit",
+    "path",
+    "sha256",
+    "md5",
+    "size",
+    "fetched_at",
+    "alias",
+    "pin",
+}
 
 
 def test_a_download_records_the_commit_the_hub_resolved(hub, hub_root, monkeypatch):
@@ -29,6 +40,8 @@ def test_a_download_records_the_commit_the_hub_resolved(hub, hub_root, monkeypat
     assert set(facts) == KEYS
     assert facts["repo"] == REPO and facts["path"] == "config/split.parquet"
     assert facts["revision"] == "v1.1" and facts["commit"] == COMMIT
+    assert facts["alias"] is None  # a plain id, not one at a revision
+    assert facts["pin"] == {"source": "declaration", "md5": hashlib.md5(BODY).hexdigest()}
     assert facts["sha256"] == hashlib.sha256(BODY).hexdigest()
     assert facts["md5"] == hashlib.md5(BODY).hexdigest() and facts["size"] == len(BODY)
     fetched = datetime.datetime.strptime(facts["fetched_at"], "%Y-%m-%dT%H:%M:%S%z")
@@ -77,6 +90,8 @@ def test_a_file_cached_before_gets_its_checksums_once_and_no_invented_commit(
         "md5": hashlib.md5(BODY).hexdigest(),
         "size": len(BODY),
         "fetched_at": None,
+        "alias": None,
+        "pin": None,  # computed from the bytes, verified against nothing
     }
     from ir_bright.hub import fetch_records
 

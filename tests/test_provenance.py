@@ -170,6 +170,7 @@ def test_provenance_fetches_nothing_and_describes_only_cached_files(mirror):
         "dataset": "bright/biology",
         "repo": None,
         "commit": None,
+        "alias": None,
         "known_as": None,
         "mixed_commits": False,
         "files": [],

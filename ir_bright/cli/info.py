@@ -47,10 +47,27 @@ def _provenance_lines(facts: dict[str, Any] | None) -> list[str]:
     if not facts:
         return []
     fetched = facts["fetched_at"] or "unknown (cached before ir_bright recorded it)"
+    alias = f" ({facts['alias']})" if facts.get("alias") else ""
+    pin = facts.get("pin")
+    checked = f", verified by the {pin['source']}" if pin else ""
     return [
-        f"    from {facts['repo']} at commit {facts['commit']}, fetched {fetched}",
-        f"    sha256 {facts['sha256']}",
+        f"    from {facts['repo']} at commit {facts['commit']}{alias}, fetched {fetched}",
+        f"    sha256 {facts['sha256']}{checked}",
     ]
+
+
+def _revision_lines(revision: dict[str, Any] | None) -> list[str]:
+    """The revision read, and the family's known revisions with their aliases (the ``@`` an
+    id takes)."""
+    if not revision:
+        return []
+    alias = f" ({revision['alias']})" if revision.get("alias") else ""
+    lines = [f"revision: {revision['commit']}{alias}"]
+    known = [r for r in revision["known"] if r.get("alias")]
+    if known:
+        lines.append("known revisions (read one as ID@ALIAS, or ID@COMMIT):")
+        lines += [f"  {r['alias']}: {r['commit']}, {r['known_as']}" for r in known]
+    return lines
 
 
 def _protocol_line(protocol: dict[str, Any]) -> str:
@@ -102,6 +119,7 @@ def _text(info: dict[str, Any]) -> list[str]:
     lines.append(
         "counts: " + ", ".join(f"{k} {'?' if v is None else v}" for k, v in info["counts"].items())
     )
+    lines += _revision_lines(info.get("revision"))
     if info["files"]:
         lines.append("files:")
         for file in info["files"]:

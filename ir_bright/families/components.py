@@ -74,8 +74,10 @@ class CountingMetadata(MetadataProvider):
         """The declared facts of ``entity_type``, plus its ``count`` if now known."""
         found = dict(super().get_metadata(dsid, entity_type))
         kind = ir_datasets.EntityType(entity_type).value
-        if "count" not in found and self._components.has(kind):
-            count = getattr(self._components, f"{kind}_count", lambda: None)()
-            if count is not None:
-                found["count"] = count
+        if found.get("count") is None:  # not declared (or not at this revision)
+            found.pop("count", None)
+            if self._components.has(kind):
+                count = getattr(self._components, f"{kind}_count", lambda: None)()
+                if count is not None:
+                    found["count"] = count
         return found

@@ -17,6 +17,9 @@ file (and at most its module). The keys:
   :data:`OFFICIAL_DEPTH`), ``measure`` (the headline measure) and ``query_side`` (whether the
   official BM25 weights the query's terms, as the BRIGHT paper's gensim code does);
 - ``hub``: the hub repositories, their pinned revisions and files, as the module reads them;
+  ``hub.known_revisions.revisions`` lists commits worth naming, each with its ``alias``
+  (``mteb-v1``), what pins it and its state; a dataset can be read at any of them, or any
+  commit, as ``<id>@<alias or commit>`` (:meth:`Family.at`);
 - ``domains``: key (the hub's spelling) -> ``id`` (the ids' spelling, default the key),
   ``name``, ``label`` (the column label of the papers' tables) and facts such as ``counts``;
 - ``document_sets`` and ``query_sets``: name -> ``suffix`` and facts (BRIGHT's document sets
@@ -36,6 +39,7 @@ ir_datasets, and ``import ir_bright`` registers them without building any datase
 
 from __future__ import annotations
 
+import copy
 import importlib
 import json
 from collections.abc import Mapping, Sequence
@@ -122,6 +126,45 @@ class Family:
 
     def __repr__(self) -> str:
         return f"<family {self.name}>"
+
+    def aliases(self) -> dict[str, str]:
+        """The declared names of known revisions: alias -> full commit (``mteb-v1``)."""
+        known = self.data["hub"].get("known_revisions", {}).get("revisions", ())
+        return {revision["alias"]: revision["commit"] for revision in known if "alias" in revision}
+
+    def repo(self, dataset_id: str | None = None) -> str | None:
+        """The hub repository ``dataset_id`` (or the whole family) is read from; None for a
+        family of one repository per dataset asked as a whole."""
+        repo = self.data["hub"].get("repo")
+        if repo is None and dataset_id is not None:
+            entry = self.entry(dataset_id.partition("@")[0])
+            repo = self.domains[entry.domain].get("repo") if entry else None
+        return repo
+
+    def at(self, commit: str, alias: str | None = None) -> Family:
+        """The same family read at ``commit`` (a full commit; ``alias`` its declared name):
+        every file at that commit, cached in its own folder, verified by the hub's listing for
+        it instead of the declared pins, and counts unknown until the files are read (they are
+        the declared revision's). The family itself when ``commit`` is its declared one."""
+        hub = self.data["hub"]
+        declared = {hub.get("revision"), *hub.get("config_revisions", {}).values()}
+        if declared == {commit}:
+            return self
+        data = copy.deepcopy(dict(self.data))
+        view = data["hub"]
+        view.update(revision=commit, commit=commit, alias=alias)
+        view.pop("config_revisions", None)
+        for entry in view.get("files", {}).values():
+            if isinstance(entry, dict):
+                for pin in ("md5", "size", "sha256", "same_as"):
+                    entry.pop(pin, None)
+        for domain in data["domains"].values():
+            domain.pop("sha256", None)
+            if "revision" in domain:
+                domain["revision"] = commit
+            if "counts" in domain:
+                domain["counts"] = _unknown(domain["counts"])
+        return Family(data)
 
     @property
     def collection(self) -> Mapping[str, Any]:
@@ -262,8 +305,17 @@ def family(name: str) -> Family:
 
 
 def family_of(dataset_id: str) -> Family | None:
-    """The family serving ``dataset_id``, or None."""
-    return next((found for found in families() if found.owns(dataset_id)), None)
+    """The family serving ``dataset_id`` (at any revision: ``bright/biology@mteb-v1``), or
+    None."""
+    plain = dataset_id.partition("@")[0]
+    return next((found for found in families() if found.owns(plain)), None)
+
+
+def _unknown(counts: Any) -> Any:
+    """Declared counts made unknown: numbers None, facts about them empty."""
+    if isinstance(counts, Mapping):
+        return {key: {} if isinstance(value, Mapping) else None for key, value in counts.items()}
+    return None
 
 
 def run_depth(dataset: Any) -> int:

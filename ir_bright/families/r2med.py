@@ -39,6 +39,10 @@ from ..store.parquet import BATCH_ROWS, read_batches
 from .components import Documentation, collection_root, dataset
 from .declaration import Entry, Family
 
+READS_REVISIONS = True
+"""Its datasets read every hub file from the family they are built from, so a family at a
+revision (:meth:`~ir_bright.families.Family.at`) reads that revision."""
+
 if TYPE_CHECKING:
     import pyarrow as pa
 else:
@@ -101,6 +105,7 @@ class _Task:
         self.revision = about["revision"]
         self.namespace = family.namespace
         self.paths = family.data["hub"]["files"]
+        self.at = {key: family.data["hub"].get(key) for key in ("commit", "alias")}
 
     def file(self, path: str) -> hub.HubFile:
         """The task's hub file at ``path``, cached as ``<namespace>/<key>/<path>``."""
@@ -110,6 +115,7 @@ class _Task:
             namespace=self.namespace,
             cache_path=f"{self.key}/{path}",
             revision=self.revision,
+            **self.at,
         )
 
     def expansion(self, method: str, llm: str) -> hub.HubFile:

@@ -32,6 +32,10 @@ from ..store.schema import IDS, OTHER, QUERY_ID, TEXT, Column, cached_unique_row
 from .components import Documentation, collection_root, dataset
 from .declaration import Entry, Family
 
+READS_REVISIONS = True
+"""Its datasets read every hub file from the family they are built from, so a family at a
+revision (:meth:`~ir_bright.families.Family.at`) reads that revision."""
+
 QUERY_SPEC = {
     "id": Column(QUERY_ID),
     "query": Column(TEXT),
@@ -94,7 +98,9 @@ def _file(family: Family, config: str, domain: str) -> hub.HubFile:
         namespace=family.namespace,
         cache_path=f"{domain}/{config}.parquet",
         revision=about.get("config_revisions", {}).get(config, about["revision"]),
-        sha256=family.domains[domain].get("sha256", {}).get(config),
+        sha256_pin=family.domains[domain].get("sha256", {}).get(config),
+        commit=about.get("commit"),
+        alias=about.get("alias"),
     )
 
 

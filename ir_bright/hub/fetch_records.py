@@ -5,7 +5,11 @@ download.
 repository), ``revision`` (the revision asked for, after ``IR_BRIGHT_REVISION``), ``commit``
 (the commit it resolved to, from the hub's ``X-Repo-Commit`` response header; ``"unknown"``
 when the hub or mirror did not say), ``path`` (in the repository), ``sha256`` and ``md5`` (of
-the bytes cached), ``size`` (bytes) and ``fetched_at`` (UTC, ISO 8601 with ``Z``).
+the bytes cached), ``size`` (bytes), ``fetched_at`` (UTC, ISO 8601 with ``Z``), ``alias`` (the
+name the family's declaration gives the commit of a dataset at a revision, ``<id>@mteb-v1``,
+else None) and ``pin`` (what the bytes were verified against: ``source`` ``"declaration"``,
+``"hub listing"`` or ``"hub headers"``, with the ``md5``, ``sha256`` or ``git_blob_id`` it
+gave; None when unverified, ``IR_BRIGHT_VERIFY=0``).
 
 A file cached before this record existed (or by ir_datasets itself) gets its sha256 and md5
 computed once, with ``commit`` ``"unknown"`` and ``fetched_at`` None: never invented.
@@ -20,15 +24,18 @@ bytes is believed.
 :func:`recorded` and :func:`watch`, run for every use of a file, never hash: they trust a record
 while the file keeps the size and modification time it records, and only warn from it.
 
-Files of one repository fetched at two different known commits are mixed data (BRIGHT's
-cache paths do not depend on the revision, so a file cached before a change of
-``IR_BRIGHT_REVISION`` or of the hub's ``main`` stays in use): :func:`watch`, called for
-every file a command uses, logs one warning per repository and new commit naming a file at
-each commit. It warns rather than refuses: a commit is the repository's state when the file
+Files of one repository fetched at two different known commits are mixed data (a dataset's
+declared cache paths do not depend on ``IR_BRIGHT_REVISION``, so a file cached before a change
+of it stays in use): :func:`watch`, called for every file a command uses, logs one warning per
+repository and new commit naming a file at each commit. The commits a declaration pins on
+purpose (TEMPO reads its documents and its examples at two) count as one, and a dataset at a
+revision (``<id>@<rev>``, cached in its commit's folder) is watched apart from the others.
+It warns rather than refuses: a commit is the repository's state when the file
 was fetched, not the last change of the file, so two commits often hold the same bytes (a
 commit that edited other files), and an offline machine could not repair the cache anyway.
-To take one commit: delete the cached files named (their ``.provenance.json`` beside them
-goes with them) and pin ``IR_BRIGHT_REVISION`` to that commit before fetching again.
+To take one commit: read the dataset at it (``<id>@<commit>``), or delete the cached files
+named (their ``.provenance.json`` beside them goes with them) and unset
+``IR_BRIGHT_REVISION``.
 """
 
 from __future__ import annotations
@@ -50,11 +57,13 @@ logger = logging.getLogger(__name__)
 
 SUFFIX = ".provenance.json"
 UNKNOWN = "unknown"
-KEYS = ("repo", "revision", "commit", "path", "sha256", "md5", "size", "fetched_at")
+KEYS = ("repo", "revision", "commit", "path", "sha256", "md5", "size", "fetched_at", "alias", "pin")
 _COMMIT = re.compile(r"^[0-9a-f]{40}([0-9a-f]{24})?$")  # sha1, or sha256 object names
 SIDECAR_BYTES = 1 << 20  # a sidecar is a few hundred bytes: anything over 1 MiB is not one
-# (cache home, repository) -> {known commit: the first file seen at it}, for this process
-_COMMITS_SEEN: dict[tuple[str, str], dict[str, str]] = {}
+# (cache home, repository, commit of the dataset at a revision or None) -> {known commit, or
+# PINNED for the declared ones: the first file seen at it}, for this process
+_COMMITS_SEEN: dict[tuple[str, str, str | None], dict[str, str]] = {}
+PINNED = "pinned"
 _WATCHED: set[tuple[Path, int]] = set()  # (file, modification time): each version once
 _DIGESTS: dict[tuple[Any, ...], tuple[int, dict[str, str]]] = {}  # file version -> checksums
 
@@ -204,9 +213,11 @@ def recorded(path: Path | str) -> dict[str, Any] | None:
     return {key: stored.get(key) for key in KEYS}
 
 
-def watch(path: Path) -> None:
-    """Note that this process uses the cached hub file ``path``; the first file of a
-    repository at a second known commit logs one warning naming both files and commits."""
+def watch(path: Path, declared: str | None = None, view: str | None = None) -> None:
+    """Note that this process uses the cached hub file ``path``, declared at the revision
+    ``declared`` and read for the dataset at the revision ``view`` (None: the declared
+    datasets); the first file of a repository at a second known commit (the declared commits
+    counting as one) logs one warning naming both files and commits."""
     try:
         version = (path, path.stat().st_mtime_ns)
     except OSError:
@@ -217,16 +228,17 @@ def watch(path: Path) -> None:
     facts = recorded(path)
     if facts is None or not facts.get("repo") or facts.get("commit") in (None, UNKNOWN):
         return
-    seen = _COMMITS_SEEN.setdefault((str(cache_home()), facts["repo"]), {})
-    if facts["commit"] in seen:
+    seen = _COMMITS_SEEN.setdefault((str(cache_home()), facts["repo"], view), {})
+    group = PINNED if facts["commit"] == declared else facts["commit"]
+    if group in seen:
         return
-    seen[facts["commit"]] = f"{facts.get('path') or path.name} (cached as {path})"
+    seen[group] = f"{facts.get('path') or path.name} (cached as {path}) at {facts['commit']}"
     if len(seen) > 1:
-        files = "; ".join(f"{file} at {commit}" for commit, file in seen.items())
         logger.warning(
-            "hub files of %s come from %d commits (%s): results mix them. To use one, delete "
-            "the cached files of the other commits and pin IR_BRIGHT_REVISION to a commit",
+            "hub files of %s come from %d commits (%s): results mix them. To use one, read "
+            "the dataset at it (<id>@<commit>), or delete the cached files of the other "
+            "commits and unset IR_BRIGHT_REVISION",
             facts["repo"],
             len(seen),
-            files,
+            "; ".join(seen.values()),
         )

@@ -3,8 +3,13 @@
 A :class:`HubFile` names a file of a hub dataset repository and the place it is cached:
 
 - URL: ``{HF_ENDPOINT}/datasets/{repo}/resolve/{revision}/{path}`` (``IR_BRIGHT_REVISION``
-  overrides the declared revision).
-- Cache: ``{IR_DATASETS_HOME}/{namespace}/{folder of cache_path}/ir_bright/{name}``, one
+  overrides the declared revision, never the commit of a dataset at a revision, ``<id>@<rev>``).
+- Cache of a dataset at a revision (a file with a ``commit``):
+  ``{IR_DATASETS_HOME}/{namespace}/@{commit}/{cache_path}``, each commit apart. A file whose
+  content another cached copy already has (the same sha256 or git blob id in the hub's listing
+  for this commit, or the same declared md5 and size, whatever ``IR_BRIGHT_VERIFY`` says) is
+  not downloaded: the copy is linked in (one copy on disk) and recorded at this commit.
+- Cache otherwise: ``{IR_DATASETS_HOME}/{namespace}/{folder of cache_path}/ir_bright/{name}``, one
   folder below the name itself (:data:`OWN_FOLDER`). ``cache_path`` is the name ir_datasets'
   own loader gives the file where it has one (BRIGHT's), and that loader reads whatever is
   at that name, ir_bright imported or not: ir_bright's copies are kept out of its way, so
@@ -30,7 +35,7 @@ from urllib.parse import quote
 
 from ..store.exclusive import refuse_symlink
 from ..store.lock import file_lock
-from . import transfer
+from . import content, transfer
 from .config import (
     cache_home,
     endpoint,
@@ -97,6 +102,12 @@ class HubFile:
     same pinned checksum (BRIGHT's aops and theoremqa_questions corpora): this file is then
     fetched and cached as the twin, once. Both rest on the pins, so both apply only while the
     pins are trusted (``IR_BRIGHT_VERIFY`` 1); otherwise each path is fetched as it is.
+
+    ``sha256`` is what the hub's folder listing states for the file (BRIGHT-Pro's);
+    ``sha256_pin`` a sha256 its declaration pins (TEMPO's), trusted as md5 pins are.
+    ``commit`` is set for a dataset at a revision (``<id>@<rev>``): the full commit the file is
+    read at, cached apart (see the module's docstring), never overridden by
+    ``IR_BRIGHT_REVISION``; ``alias`` is the name the declaration gives that commit, if any.
     """
 
     repo: str
@@ -109,6 +120,15 @@ class HubFile:
     aliases: tuple[str, ...] = field(default=())
     sha256: str | None = None
     twin: HubFile | None = None
+    sha256_pin: str | None = None
+    commit: str | None = None
+    alias: str | None = None
+
+    @property
+    def asked_revision(self) -> str:
+        """The revision fetched: the commit of a dataset at a revision, else the declared one
+        or what ``IR_BRIGHT_REVISION`` says."""
+        return self.commit if self.commit is not None else revision(self.repo, self.revision)
 
     @property
     def fetch_url(self) -> str:
@@ -116,7 +136,7 @@ class HubFile:
         request only, never for a message (:attr:`url` is the one to show)."""
         return (
             f"{endpoint()}/datasets/{self.repo}/resolve/"
-            f"{quote(revision(self.repo, self.revision), safe='')}/{quote(self.path)}"
+            f"{quote(self.asked_revision, safe='')}/{quote(self.path)}"
         )
 
     @property
@@ -132,17 +152,32 @@ class HubFile:
         return named if not own.exists() and named.is_file() else own
 
     def _named_path(self) -> Path:
-        """The file at its name in the cache, where ir_datasets' own loader looks for it."""
+        """The file at its name in the cache, where ir_datasets' own loader looks for it (a
+        file at a commit: its place in the commit's folder, which no loader but ours reads)."""
+        if self.commit is not None:
+            return cache_home() / self.namespace / f"@{self.commit}" / self.cache_path
         return cache_home() / self.namespace / self.cache_path
 
     def _own_path(self) -> Path:
         """The file's place in ir_bright's own folder, beside its name."""
         named = self._named_path()
-        return named.parent / OWN_FOLDER / named.name
+        return named if self.commit is not None else named.parent / OWN_FOLDER / named.name
 
     def pins(self) -> tuple[int | None, str | None]:
         """The pinned (size, md5) while verification trusts pins, else (None, None)."""
         return (self.size, self.md5) if verification_mode() == "pins" else (None, None)
+
+    def pinned_sha256(self) -> str | None:
+        """The declared sha256 while verification trusts pins, else None."""
+        return self.sha256_pin if verification_mode() == "pins" else None
+
+    def places(self) -> list[Path]:
+        """Every place a copy of this repository path may be cached, at any revision: its
+        declared place (own folder, then name) and each commit's folder."""
+        plain = HubFile(self.repo, self.path, self.namespace, self.cache_path)
+        folder = cache_home() / self.namespace
+        commits = sorted(folder.glob("@*")) if folder.is_dir() else []
+        return [plain._own_path(), plain._named_path(), *(c / self.cache_path for c in commits)]
 
     def shared(self) -> HubFile:
         """The file that is fetched for this one: its twin while pins are trusted, or itself."""
@@ -169,9 +204,11 @@ class HubFile:
     def ensure(self) -> tuple[Path, int]:
         """The verified local copy and the bytes THIS process downloaded for it (0 when it was
         cached already, or another process fetched it meanwhile); files of one repository
-        used at two commits are named in a warning (:func:`~ir_bright.hub.fetch_records.watch`)."""
+        used at two commits the declaration does not pin are named in a warning
+        (:func:`~ir_bright.hub.fetch_records.watch`)."""
         path, fetched = self._ensure()
-        watch(path)
+        shared = self.shared()
+        watch(path, shared.commit or shared.revision, shared.commit)
         return path, fetched
 
     def _ensure(self) -> tuple[Path, int]:
@@ -188,6 +225,8 @@ class HubFile:
             found = self.cached_path()  # another process may have finished meanwhile
             if found is not None:
                 return found, 0
+            if content.link_same(self, target):
+                return target, 0
             fetched = transfer.download(self, target)
         return target, fetched
 
@@ -199,11 +238,7 @@ class HubFile:
         found = shared.cached_path()
         if found is None:
             return None
-        known = {
-            "repo": shared.repo,
-            "revision": revision(shared.repo, shared.revision),
-            "path": shared.path,
-        }
+        known = {"repo": shared.repo, "revision": shared.asked_revision, "path": shared.path}
         return file_provenance(found, known)
 
     def _candidates(self) -> Iterator[Path]:
@@ -221,7 +256,8 @@ def declared_files(data: dict[str, Any]) -> dict[str, HubFile]:
 
     ``data`` has ``repo``, ``revision``, ``namespace`` and ``files``: key -> ``path``,
     ``cache_path`` and optionally ``size``, ``md5`` and ``same_as`` (the key of a file with the
-    same pinned checksum: the two become twins, fetched once while verification is on).
+    same pinned checksum: the two become twins, fetched once while verification is on); a
+    family at a revision (:meth:`~ir_bright.families.Family.at`) adds ``commit`` and ``alias``.
     """
     entries = data["files"]
 
@@ -235,6 +271,8 @@ def declared_files(data: dict[str, Any]) -> dict[str, HubFile]:
             revision=data.get("revision", "main"),
             size=entry.get("size"),
             md5=entry.get("md5"),
+            commit=data.get("commit"),
+            alias=data.get("alias"),
             **links,
         )
 

@@ -133,7 +133,7 @@ def _listing_page(url: str, patience: HttpPatience) -> tuple[list[dict], str | N
                 f"{shown} answered HTTP {response.status_code}: check HF_ENDPOINT, the "
                 "repository and the revision"
             )
-        page = _json_answer(response, shown)
+        page = json_answer(response, shown)
         if not isinstance(page, list) or not all(isinstance(i, dict) and "path" in i for i in page):
             raise DownloadError(f"{shown} did not answer a list of files: check HF_ENDPOINT")
         for item in page:
@@ -141,7 +141,7 @@ def _listing_page(url: str, patience: HttpPatience) -> tuple[list[dict], str | N
         return page, response.links.get("next", {}).get("url")
 
 
-def _json_answer(response: Any, shown: str) -> Any:
+def json_answer(response: Any, shown: str) -> Any:
     """The JSON a listing API answered, read within :data:`MAX_PAGE_BYTES`."""
     body = bytearray()
     for chunk in response.iter_content(1 << 16):
@@ -204,12 +204,13 @@ def _read_listing(cache: Path) -> list[ListedEntry]:
 
 
 def paths_info(repo: str, revision_: str, path: str) -> tuple[int | None, str | None, str | None]:
-    """(size, sha256, git object id) of a file from the hub's listing API (``paths-info``):
+    """(size, sha256, git object id) of a file at ``revision_`` (as asked: the caller applies
+    ``IR_BRIGHT_REVISION``) from the hub's listing API (``paths-info``):
     an LFS file's size and sha256, a file kept in git its size and git blob id; Nones when the
     hub does not answer it (the answer is read within :data:`MAX_PAGE_BYTES`)."""
     import requests
 
-    rev = quote(revision(repo, revision_), safe="")
+    rev = quote(revision_, safe="")
     url = f"{endpoint()}/api/datasets/{repo}/paths-info/{rev}"
     try:
         with send(
@@ -221,7 +222,7 @@ def paths_info(repo: str, revision_: str, path: str) -> tuple[int | None, str | 
             timeout=CONNECT_TIMEOUT_S,
         ) as response:
             answered = response.status_code == 200
-            entries = _json_answer(response, redact(url)) if answered else []
+            entries = json_answer(response, redact(url)) if answered else []
     except (Transient, requests.RequestException):
         return None, None, None
     except DownloadError:  # not JSON: no listing API there

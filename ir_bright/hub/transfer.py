@@ -26,7 +26,7 @@ from typing import IO, Any
 from ..errors import ChecksumError, DownloadError, IrBrightError, unwritable_cache
 from ..store.exclusive import create_exclusive
 from . import fetch_records
-from .config import HttpPatience, http_patience, redact, revision, verification_enabled
+from .config import HttpPatience, http_patience, redact, verification_enabled
 from .fetch_records import commit_from_headers
 from .http import Transient, refuse_status, retrying, send
 from .listing import int_or_none
@@ -37,6 +37,7 @@ from .verify import (
     check_body,
     listed,
     oid_from_headers,
+    pin_of,
     sha256_from_headers,
     size_bounds,
     verify,
@@ -62,7 +63,9 @@ class _Transfer:
         self.md5 = hashlib.md5()
         self.sha256 = hashlib.sha256()
         self.expected_size, self.md5_pin = file.pins()
+        self.sha256_pin = file.pinned_sha256()
         self.listed_size, self.published_sha256, self.published_oid = listed(file)
+        self.from_listing = self.published_sha256 is not None or self.published_oid is not None
         self.linked_size: int | None = None  # X-Linked-Size
         self.total: int | None = None  # the length the server announced for the file
         self.validator: str | None = None  # ETag for If-Range
@@ -117,7 +120,7 @@ class _Transfer:
             raise DownloadError(
                 redact(
                     f"{self.url} answered HTTP 404: no such file at revision "
-                    f"{revision(self.file.repo, self.file.revision)}; check HF_ENDPOINT and "
+                    f"{self.file.asked_revision}; check HF_ENDPOINT and "
                     "IR_BRIGHT_REVISION"
                 )
             )
@@ -243,7 +246,7 @@ class _Transfer:
             raise self._cut(self.end.size)
 
     def _wrong_size(self, size, expected: Bound) -> ChecksumError:
-        if self.expected_size is not None:
+        if self.expected_size is not None or self.sha256_pin is not None:
             advice = CHANGED
         elif not expected.exact:
             advice = (
@@ -309,13 +312,15 @@ def download(file: Wanted, target: Path) -> int:
         target,
         {
             "repo": file.repo,
-            "revision": revision(file.repo, file.revision),
+            "revision": file.asked_revision,
             "commit": transfer.commit or fetch_records.UNKNOWN,
             "path": file.path,
             "sha256": sha256,
             "md5": md5,
             "size": transfer.received,
             "fetched_at": fetch_records.now(),
+            "alias": file.alias,
+            "pin": pin_of(transfer) if verification_enabled() else None,
         },
     )
     return transfer.received

@@ -1,12 +1,12 @@
 """What a downloaded body must be before it is cached: its pins, or what the hub publishes.
 
-Checked: the pinned size and md5 when the declaration has them (and the listing's sha256 when it
-gave one), else the size and sha256 the hub publishes for a file in LFS (the listing API's
-``lfs`` entry, asked before the download, or ``X-Linked-Size`` / ``X-Linked-Etag`` / ``ETag``
-as huggingface_hub reads them), else the git blob id it publishes for a small file it keeps in
-git (the listing's ``oid``, or the ``ETag``: the sha1 of ``blob <size>``, a NUL and the
-bytes); a file neither pins nor hub describe is refused. Whatever the verification, a
-parquet file begins and ends with ``PAR1`` (:func:`check_body`).
+Checked: the pinned size and md5 (or sha256) when the declaration has them (and the listing's
+sha256 when it gave one), else the size and sha256 the hub publishes for a file in LFS (the
+listing API's ``lfs`` entry, asked before the download, or ``X-Linked-Size`` /
+``X-Linked-Etag`` / ``ETag`` as huggingface_hub reads them), else the git blob id it
+publishes for a small file it keeps in git (the listing's ``oid``, or the ``ETag``: the sha1
+of ``blob <size>``, a NUL and the bytes); a file neither pins nor hub describe is refused.
+Whatever the verification, a parquet file begins and ends with ``PAR1`` (:func:`check_body`).
 
 Whatever the verification too, a body is bounded before its first byte arrives
 (:func:`size_bounds`) by the size ir_bright knows, the first of:
@@ -37,9 +37,10 @@ from .config import redact, verification_mode
 from .listing import GIT_OID, SHA256, paths_info
 
 CHANGED = (
-    "nothing was cached; the hub's files may have changed since they were pinned: set "
-    "IR_BRIGHT_REVISION to the commit holding the pinned files, or IR_BRIGHT_VERIFY=hub to "
-    "accept the current ones verified by the hub's sha256"
+    "nothing was cached; the hub's files may have changed since they were pinned: read the "
+    "revision you want as <id>@<revision> (verified by the hub's listing), unset "
+    "IR_BRIGHT_REVISION to read the pinned commit, or set IR_BRIGHT_VERIFY=hub to accept "
+    "these files verified by the hub's sha256"
 )
 
 
@@ -53,6 +54,12 @@ class Wanted(Protocol):
     @property
     def revision(self) -> str: ...
     @property
+    def asked_revision(self) -> str: ...
+    @property
+    def commit(self) -> str | None: ...
+    @property
+    def alias(self) -> str | None: ...
+    @property
     def size(self) -> int | None: ...
     @property
     def sha256(self) -> str | None: ...
@@ -61,6 +68,7 @@ class Wanted(Protocol):
     @property
     def fetch_url(self) -> str: ...
     def pins(self) -> tuple[int | None, str | None]: ...
+    def pinned_sha256(self) -> str | None: ...
 
 
 class Downloaded(Protocol):
@@ -71,11 +79,13 @@ class Downloaded(Protocol):
     received: int
     expected_size: int | None  # pinned
     md5_pin: str | None
+    sha256_pin: str | None
     listed_size: int | None  # the hub's listing
     linked_size: int | None  # X-Linked-Size
     total: int | None  # the response's own length
     published_sha256: str | None
     published_oid: str | None  # the git blob id of a file the hub keeps in git, not LFS
+    from_listing: bool  # the published checksum came from the hub's listing (not headers)
 
     @property
     def published_size(self) -> int | None: ...
@@ -90,7 +100,7 @@ def listed(file: Wanted) -> tuple[int | None, str | None, str | None]:
         return file.size, file.sha256, None
     if file.pins()[0] is not None:
         return None, None, None
-    return paths_info(file.repo, file.revision, file.path)
+    return paths_info(file.repo, file.asked_revision, file.path)
 
 
 class Bound(NamedTuple):
@@ -120,7 +130,9 @@ def verify(transfer: Downloaded, body: Path) -> None:
     """Raise a one-line :class:`ChecksumError` unless the body (the file ``body``) is the file
     pins or hub say: its pinned size and md5, else the sha256 the hub publishes for a file in
     LFS, else the git blob id it publishes for a small file kept in git."""
-    if transfer.expected_size is not None or transfer.md5_pin is not None:
+    if any(pin is not None for pin in (transfer.expected_size, transfer.md5_pin)) or (
+        transfer.sha256_pin is not None
+    ):
         _check_pins(transfer)
         return
     file, url, size = transfer.file, redact(transfer.url), transfer.received
@@ -130,7 +142,8 @@ def verify(transfer: Downloaded, body: Path) -> None:
         if oid != transfer.published_oid:
             raise ChecksumError(
                 f"{file.path} from {url} has git blob id {oid}, the hub publishes "
-                f"{transfer.published_oid}; {hint}, try again"
+                f"{transfer.published_oid} at {file.asked_revision} (no declared pin); {hint}, "
+                "try again"
             )
         return
     if transfer.published_sha256 is None:
@@ -141,28 +154,46 @@ def verify(transfer: Downloaded, body: Path) -> None:
         )
     if transfer.published_size is not None and size != transfer.published_size:
         raise ChecksumError(
-            f"{file.path} from {url} has {size} bytes, the hub says {transfer.published_size}; "
-            f"{hint}, try again"
+            f"{file.path} from {url} has {size} bytes, the hub says {transfer.published_size} "
+            f"at {file.asked_revision} (no declared pin); {hint}, try again"
         )
     sha256 = transfer.hexdigests()[1]
     if sha256 != transfer.published_sha256:
         raise ChecksumError(
             f"{file.path} from {url} has sha256 {sha256}, the hub publishes "
-            f"{transfer.published_sha256}; {hint}, try again (set IR_BRIGHT_VERIFY=0 only for "
-            "a trusted re-exported mirror)"
+            f"{transfer.published_sha256} at {file.asked_revision} (no declared pin); {hint}, "
+            "try again (set IR_BRIGHT_VERIFY=0 only for a trusted re-exported mirror)"
         )
+
+
+def pin_of(transfer: Downloaded) -> dict[str, str] | None:
+    """What the body was verified against (recorded in its provenance), or None."""
+    if transfer.md5_pin is not None or transfer.sha256_pin is not None:
+        pinned = {"md5": transfer.md5_pin, "sha256": transfer.sha256_pin}
+        return {"source": "declaration", **{k: v for k, v in pinned.items() if v}}
+    source = "hub listing" if transfer.from_listing else "hub headers"
+    if transfer.published_sha256 is not None:
+        return {"source": source, "sha256": transfer.published_sha256}
+    if transfer.published_oid is not None:
+        return {"source": source, "git_blob_id": transfer.published_oid}
+    return None
 
 
 def _check_pins(transfer: Downloaded) -> None:
     file, url, size = transfer.file, redact(transfer.url), transfer.received
+    pinned = f"the declaration pins (for revision {file.revision})"
     if transfer.expected_size is not None and size != transfer.expected_size:
         raise ChecksumError(
-            f"{file.path} from {url} has {size} bytes, expected {transfer.expected_size}; {CHANGED}"
+            f"{file.path} from {url} has {size} bytes, {pinned} {transfer.expected_size}; {CHANGED}"
         )
     md5, sha256 = transfer.hexdigests()
     if transfer.md5_pin is not None and md5 != transfer.md5_pin:
         raise ChecksumError(
-            f"{file.path} from {url} has md5 {md5}, expected {transfer.md5_pin}; {CHANGED}"
+            f"{file.path} from {url} has md5 {md5}, {pinned} {transfer.md5_pin}; {CHANGED}"
+        )
+    if transfer.sha256_pin is not None and sha256 != transfer.sha256_pin:
+        raise ChecksumError(
+            f"{file.path} from {url} has sha256 {sha256}, {pinned} {transfer.sha256_pin}; {CHANGED}"
         )
     if file.sha256 is not None and sha256 != file.sha256:
         raise ChecksumError(

@@ -59,7 +59,8 @@ class BrightDatasetProvider:
 
     ``<name>`` is a BRIGHT id without its ``bright/`` prefix (``biology``,
     ``pony-long/gpt4-reason``) or any full ir_bright id (``mm-bright/academia/task1``,
-    ``r2med/biology``).
+    ``r2med/biology``), either at a revision too (``bright/biology@mteb-v1``,
+    ``biology@mteb-v1``).
     """
 
     def get_dataset(self, name: str) -> Any:
@@ -69,8 +70,9 @@ class BrightDatasetProvider:
 
         registry.register()
         ids = set(registry.our_ids())
-        dataset_id = name if name in ids else f"bright/{name}"
-        if dataset_id not in ids:
+        plain, at, revision = name.partition("@")
+        dataset_id = name if plain in ids else f"bright/{name}"
+        if at or dataset_id not in ids:
             try:
                 registry.load(dataset_id)
             except DatasetNotFoundError as exc:

@@ -35,6 +35,10 @@ from .adjusted import Adjustments
 
 logger = logging.getLogger(__name__)
 
+READS_REVISIONS = True
+"""Its datasets read every hub file from the family they are built from, so a family at a
+revision (:meth:`~ir_bright.families.Family.at`) reads that revision."""
+
 # The five *_reason fields of BrightQuery, in field order, and the model each one holds.
 REASON_FIELDS = {
     "gemini_1_0_reason": "gemini-1.0",
@@ -235,8 +239,9 @@ class _Base:
         self.docs_file = split.file("long_documents" if long else "documents")
         docs_count = counts["long_docs" if long else "docs"]
         shared = self.docs_file.twin or self.docs_file  # aops and theoremqa-questions: one
+        at = f"@{shared.commit}" if shared.commit else ""  # another commit's docs differ
         self.docs = ParquetDocs(
-            self.docs_file, f"{family.namespace}:{shared.path}", count=docs_count
+            self.docs_file, f"{family.namespace}:{shared.path}{at}", count=docs_count
         )
         excluded = family.protocol.exclusions
         assert excluded is not None, "BRIGHT's declaration names its exclusion column"
