@@ -266,7 +266,7 @@ def bright_domains(args) -> int:
     from ir_bright.store.parquet import read_batches
 
     folder = args.folder or Path(tempfile.mkdtemp(prefix="bench_bm25_"))
-    counts = {key: d["counts"] for key, d in family("bright").domains.items()}
+    counts = {key: d.counts for key, d in family("bright").domains.items()}
     print(
         "All 12 BRIGHT domains, ir_bright end to end: a generated corpus of each domain's real "
         f"size, indexed, then as many {args.query_words}-word queries as the domain has.\n"

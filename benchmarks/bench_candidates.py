@@ -43,7 +43,7 @@ def main() -> int:
     from ir_bright.families import family
     from tests.fixtures import hubserver
 
-    counts = {key: d["counts"] for key, d in family("bright").domains.items()}
+    counts = {key: d.counts for key, d in family("bright").domains.items()}
     folder = Path(tempfile.mkdtemp(prefix="bench_candidates_"))
     state, server = hubserver.start(folder / "hub")
     env = {**os.environ, "HF_ENDPOINT": state.url, "IR_BRIGHT_VERIFY": "0"}

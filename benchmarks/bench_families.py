@@ -44,7 +44,6 @@ import statistics
 import subprocess
 import sys
 import tempfile
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -94,7 +93,7 @@ class Subject:
 
     family: str
     key: str
-    about: Mapping[str, Any]  # the domain's declaration
+    about: Any  # the domain's declaration (ir_bright.families.spec.Domain)
     declared: Any  # the family's declaration (ir_bright.families.Family)
     docs: int
     rows: int
@@ -103,22 +102,22 @@ class Subject:
     @property
     def dataset(self) -> str:
         """The ir_datasets id."""
-        return f"{self.declared.namespace}/{self.about.get('id', self.key)}"
+        return f"{self.declared.namespace}/{self.about.id or self.key}"
 
     @property
     def label(self) -> str:
         """The family and domain, as the tables name them."""
-        return f"{self.family} {self.about.get('name', self.key)}"
+        return f"{self.family} {self.about.name or self.key}"
 
     @property
     def queries(self) -> int:
         """The declared number of queries."""
-        return self.about["counts"]["queries"]
+        return self.about.counts["queries"]
 
     @property
     def repo(self) -> str:
         """The hub repository the files are served from."""
-        return self.about.get("repo") or self.declared.data["hub"]["repo"]
+        return self.declared.hub.repo.format(domain=self.key)
 
 
 def subject(family: str, spelling: str, scale: float, repeated_rows: int = 0) -> Subject:
@@ -127,10 +126,10 @@ def subject(family: str, spelling: str, scale: float, repeated_rows: int = 0) ->
 
     declared = declaration(family.lower())
     for key, about in declared.domains.items():
-        if about.get("id", key) == spelling:
-            docs = max(2 * LOOKUPS, round(about["counts"]["docs"] * scale))
+        if (about.id or key) == spelling:
+            docs = max(2 * LOOKUPS, round(about.counts["docs"] * scale))
             return Subject(family, key, about, declared, docs, docs + repeated_rows)
-    known = ", ".join(about.get("id", key) for key, about in declared.domains.items())
+    known = ", ".join(about.id or key for key, about in declared.domains.items())
     raise SystemExit(f"bench_families: {family} has no domain {spelling!r}: one of {known}")
 
 
@@ -140,11 +139,11 @@ def generate(item: Subject, hub: Path, words: int, row_group_rows: int) -> list[
     size = item.docs, item.queries, words
     if item.family == "BRIGHT":
         return corpus.write_domain(hub, item.key, *size, row_group_rows)
-    layout = item.declared.data["hub"]
+    layout = item.declared.hub
     if item.family == "R2MED":
-        files, extra = layout["files"], item.rows - item.docs
+        files, extra = layout.paths, item.rows - item.docs
         return corpus.write_r2med_task(hub / item.repo, files, item.docs, extra, *size[1:])
-    path = layout["path"]
+    path = layout.path
     return corpus.write_tempo_domain(hub / item.repo, path, item.key, *size, row_group_rows)
 
 

@@ -91,7 +91,7 @@ def pony_mirror(folder: Path) -> tuple[object, str]:
     from ir_bright.families import family
     from tests.fixtures import hubserver
 
-    counts = family("bright").domains["pony"]["counts"]
+    counts = family("bright").domains["pony"].counts
     write_domain(folder / "hub", "pony", counts["docs"], counts["queries"], words=100)
     state, server = hubserver.start(folder / "hub")
     return server, state.url

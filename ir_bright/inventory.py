@@ -233,18 +233,19 @@ def revision_of(dataset_id: str, dataset: Any) -> dict[str, Any] | None:
     found = family_of(dataset_id)
     if found is None:
         return None
-    known = found.data["hub"].get("known_revisions", {}).get("revisions", ())
+    known = found.known_revisions()
     asked = getattr(dataset, "revision", None)
     if callable(asked):
         current = asked()
     else:
-        commit = found.data["hub"].get("revision")
+        commit = found.hub.revision
         names = {commit: alias for alias, commit in found.aliases().items()}
-        current = {"asked": None, "commit": commit, "alias": names.get(commit)}
+        alias = names.get(commit) if commit is not None else None
+        current = {"asked": None, "commit": commit, "alias": alias}
     return {
         **current,
         "known": [
-            {key: revision.get(key) for key in ("alias", "commit", "known_as")}
+            {"alias": revision.alias, "commit": revision.commit, "known_as": revision.known_as}
             for revision in known
         ],
     }

@@ -163,12 +163,9 @@ def known_revisions() -> dict[tuple[str, str], tuple[str, str | None]]:
     from .families import families
 
     return {
-        (family.data["hub"]["repo"], revision["commit"]): (
-            revision["known_as"],
-            revision.get("alias"),
-        )
+        (family.hub.repo, revision.commit): (revision.known_as, revision.alias)
         for family in families()
-        for revision in family.data["hub"].get("known_revisions", {}).get("revisions", ())
+        for revision in family.known_revisions()
     }
 
 

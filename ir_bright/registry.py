@@ -73,7 +73,7 @@ def _at_revision(dataset_id: str, groups: tuple[str, ...]) -> Dataset:
     if not getattr(found.module(), "READS_REVISIONS", False):
         raise DatasetNotFoundError(
             f"{dataset_id!r}: {found.name} is read at its declared revision only "
-            f"({found.data['hub'].get('revision')}); give the id without @"
+            f"({found.hub.revision}); give the id without @"
         )
     repo = found.repo(plain)
     if repo is None:

@@ -19,8 +19,8 @@ from ir_measures import ScoredDoc
 import ir_bright  # noqa: F401 - registers the measures
 from ir_bright import Official
 from ir_bright.families.brightpro.aspects import Aspects, parse_aspects, pro_qrels
+from ir_bright.families.brightpro.records import BrightProQrel
 from ir_bright.measures import A_Recall, wAlpha_nDCG
-from ir_bright.records import BrightProQrel
 
 # --- the reference ------------------------------------------------------------------------------
 

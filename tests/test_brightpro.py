@@ -14,8 +14,9 @@ from ir_measures import Qrel, ScoredDoc, nDCG
 
 import ir_bright
 from ir_bright.errors import ChecksumError, DownloadError, OfflineError
+from ir_bright.families import family
+from ir_bright.families.brightpro.records import BrightProQrel
 from ir_bright.measures import A_Recall, wAlpha_nDCG
-from ir_bright.records import BrightProQrel
 from tests.fixtures.brightpro_hub import write_brightpro
 from tests.helpers import write_run
 from tests.test_aspect_measures import reference_a_recall, reference_alpha_ndcg
@@ -67,7 +68,8 @@ def test_docs_are_read_from_every_format(pro, dataset_id, split):
     assert dataset.docs_count() == len(expected)
     last_id, last_text = expected[-1]
     assert dataset.docs_store().get(last_id).text == last_text
-    assert dataset.queries_count() is None  # examples not fetched yet: unknown
+    # examples not fetched yet: the declared count (the real hub's, not the fixture's)
+    assert dataset.queries_count() == family("bright-pro").domains[split].counts["queries"]
     assert len(list(dataset.queries_iter())) == dataset.queries_count()
     assert dataset.queries_count() == len(pro[split]["examples"])
 
@@ -95,7 +97,7 @@ def test_agentic_subset_keeps_the_listed_queries_only(pro):
 def test_agentic_subset_is_the_official_list():
     from ir_bright.families import family
 
-    tasks = {key: d["agentic_queries"] for key, d in family("bright-pro").domains.items()}
+    tasks = {key: d.agentic_queries for key, d in family("bright-pro").domains.items()}
     assert {task: len(ids) for task, ids in tasks.items()} == {
         "biology": 25,
         "earth_science": 25,

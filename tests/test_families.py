@@ -34,11 +34,11 @@ def test_no_two_families_share_a_namespace_or_an_id():
 def test_every_restriction_names_a_declared_domain_or_document_set(name):
     declared = family(name)
     for document_set in declared.document_sets.values():
-        assert set(document_set.get("domains", ())) <= set(declared.domains)
+        assert set(document_set.domains or ()) <= set(declared.domains)
     for query_set in declared.query_sets.values():
-        assert set(query_set.get("domains", ())) <= set(declared.domains)
-        assert set(query_set.get("document_sets", ())) <= set(declared.document_sets)
-    columns = declared.data.get("tables", {}).get("columns", list(declared.domains))
+        assert set(query_set.domains or ()) <= set(declared.domains)
+        assert set(query_set.document_sets or ()) <= set(declared.document_sets)
+    columns = declared.columns()
     assert sorted(columns) == sorted(declared.domains)
 
 
@@ -68,8 +68,8 @@ def test_bright_long_documents_are_the_domains_that_have_them():
     # BRIGHT's paper: 8 of the 12 domains have long documents (all but the coding and theorem
     # domains except Pony); the long document set must be declared for exactly those
     bright = family("bright")
-    long = set(bright.document_sets["long"]["domains"])
-    with_long_docs = {k for k, d in bright.domains.items() if d["counts"]["long_docs"]}
+    long = set(bright.document_sets["long"].domains or ())
+    with_long_docs = {k for k, d in bright.domains.items() if d.counts["long/docs"]}
     assert long == with_long_docs and len(long) == 8
 
 

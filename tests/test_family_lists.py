@@ -19,6 +19,7 @@ import contextlib
 import importlib.util
 import io
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -37,7 +38,7 @@ def declared_hook():
     return module
 
 
-ORIGINAL_NAMES = {f.name: f.collection["pretty_name"] for f in families()}
+ORIGINAL_NAMES = {f.name: f.collection.pretty_name for f in families()}
 """The families' real pretty names, read before any test renames them."""
 
 
@@ -136,7 +137,10 @@ def help_texts() -> dict[str, str]:
 def renamed_families(monkeypatch):
     """Every family's pretty name replaced by ``Renamed<order>`` in its declaration."""
     for family in families():
-        monkeypatch.setitem(family.collection, "pretty_name", f"Renamed{family.order}")
+        collection = replace(family.collection, pretty_name=f"Renamed{family.order}")
+        monkeypatch.setattr(
+            family, "declaration", replace(family.declaration, collection=collection)
+        )
 
 
 def test_no_help_text_lists_the_families_by_hand(renamed_families):

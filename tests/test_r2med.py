@@ -35,7 +35,7 @@ def test_the_family_declares_eight_tasks_and_twenty_expansion_sets_each():
     r2med = family("r2med")
     assert len(r2med.domains) == 8 and len(SETS) == 21
     assert len(r2med.dataset_ids()) == 1 + 8 * 21
-    assert sum(d["counts"]["queries"] for d in r2med.domains.values()) == 876  # the paper's
+    assert sum(d.counts["queries"] for d in r2med.domains.values()) == 876  # the paper's
     for task in TASKS:
         assert all(r2med.owns(dataset_id(task, s)) for s in SETS)
     assert r2med.protocol.exclusions is None and r2med.protocol.depth == 100
@@ -181,7 +181,7 @@ def test_report_check_proves_a_reproduction_of_the_official_bm25(r2med, cli, tmp
     from ir_bright.results import references
 
     official = {
-        family("r2med").domains[task]["label"]: round(
+        family("r2med").domains[task].label: round(
             REFERENCE[task]["original"]["metrics"]["ndcg_at_10"] * 100, 3
         )
         for task in TASKS

@@ -28,8 +28,8 @@ EXCLUDED = -100
 def test_the_family_declares_13_domains_and_four_reasoning_sets():
     tempo = family("tempo")
     assert list(tempo.domains) == list(DOMAINS)
-    assert sum(d["counts"]["queries"] for d in tempo.domains.values()) == 1730  # the paper's
-    assert sum(d["counts"]["docs"] for d in tempo.domains.values()) == 1_654_055
+    assert sum(d.counts["queries"] for d in tempo.domains.values()) == 1730  # the paper's
+    assert sum(d.counts["docs"] for d in tempo.domains.values()) == 1_654_055
     assert len(tempo.dataset_ids()) == 1 + 13 * 5
     assert tempo.protocol.exclusions == "negative_ids" and tempo.protocol.depth == 1000
 
@@ -130,7 +130,7 @@ def test_references_hold_tempos_published_bm25(cli):
 def test_report_check_proves_a_reproduction_of_the_official_bm25(tempo, cli, tmp_path, monkeypatch):
     from ir_bright.results import references
 
-    labels = {key: about["label"] for key, about in family("tempo").domains.items()}
+    labels = {key: about.label for key, about in family("tempo").domains.items()}
     official = {
         labels[d]: round(REFERENCE["examples"]["domains"][d]["metrics"]["NDCG@10"] * 100, 3)
         for d in DOMAINS

@@ -157,7 +157,7 @@ def build_parser() -> argparse.ArgumentParser:
     """The top-level parser with every available subcommand."""
     from ..families import families
 
-    names = [family.collection["pretty_name"] for family in families()]
+    names = [family.collection.pretty_name for family in families()]
     served = ", ".join(names[:-1]) + " and " + names[-1] if len(names) > 1 else names[0]
     parser = ArgumentParser(prog="ir-bright", description=DESCRIPTION.format(families=served))
     parser.add_argument(

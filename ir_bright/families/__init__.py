@@ -17,10 +17,12 @@ from .declaration import (
     protocol_of,
     run_depth,
 )
+from .typed import DeclarationError
 
 __all__ = [
     "OFFICIAL_DEPTH",
     "Benchmark",
+    "DeclarationError",
     "Entry",
     "Family",
     "Group",

@@ -8,18 +8,21 @@ benchmarks, the published rows) is read from the declarations: adding a family i
 file (and at most its module). The keys:
 
 - ``name`` (the file's stem), ``order`` (its place among the families), ``namespace`` (the
-  first part of its ids), ``module`` (``ir_bright.families.<module>``), ``replaces`` (why its
-  ids replace the core's entries, or that ir_datasets has none);
+  first part of its ids), ``layout`` (the on-disk layout of its files, which
+  :mod:`.layouts` reads), ``module`` (``ir_bright.families.<module>``, only for a family that
+  differs from its layout), ``records`` (the record types of a family without a module),
+  ``replaces`` (why its ids replace the core's entries, or that ir_datasets has none);
 - ``collection``: ``pretty_name``, ``desc``, ``bibtex``, ``website`` (the documentation of
   the bare id), and facts of the whole benchmark;
 - ``protocol``: ``exclusions`` (the field listing each query's excluded documents, or null),
   ``depth`` (how many documents an official run ranks per query; optional, default
   :data:`OFFICIAL_DEPTH`), ``measure`` (the headline measure) and ``query_side`` (whether the
   official BM25 weights the query's terms, as the BRIGHT paper's gensim code does);
-- ``hub``: the hub repositories, their pinned revisions and files, as the module reads them;
-  ``hub.known_revisions.revisions`` lists commits worth naming, each with its ``alias``
-  (``mteb-v1``), what pins it and its state; a dataset can be read at any of them, or any
-  commit, as ``<id>@<alias or commit>`` (:meth:`Family.at`);
+- ``hub``: the hub repositories, their pinned revisions, file templates and pins, in one
+  shape for every family (:class:`~.spec.Hub`); ``hub.known_revisions.revisions`` lists
+  commits worth naming, each with its ``alias`` (``mteb-v1``), what pins it and its state; a
+  dataset can be read at any of them, or any commit, as ``<id>@<alias or commit>``
+  (:meth:`Family.at`);
 - ``domains``: key (the hub's spelling) -> ``id`` (the ids' spelling, default the key),
   ``name``, ``label`` (the column label of the papers' tables) and facts such as ``counts``;
 - ``document_sets`` and ``query_sets``: name -> ``suffix`` and facts (BRIGHT's document sets
@@ -33,13 +36,16 @@ file (and at most its module). The keys:
   that has the document set and query set; ``references``: benchmark -> published rows
   (:mod:`ir_bright.results.references`).
 
-This module needs the standard library only: the ids are known without importing
-ir_datasets, and ``import ir_bright`` registers them without building any dataset.
+Each block is typed (:mod:`.spec`) and checked when the file is read (:mod:`.typed`): a wrong
+or unknown key is an error naming the file and the key. No code outside this folder reads a
+declaration's raw data: it asks a :class:`Family`. This module needs the standard library
+only: the ids are known without importing ir_datasets, and ``import ir_bright`` registers
+them without building any dataset.
 """
 
 from __future__ import annotations
 
-import copy
+import dataclasses
 import importlib
 import json
 from collections.abc import Mapping, Sequence
@@ -48,12 +54,19 @@ from functools import cache, cached_property
 from importlib import resources
 from typing import Any, NamedTuple
 
-OFFICIAL_DEPTH = 1000
-"""How many documents of each query's ranking the official protocol keeps: BRIGHT's, cut by
-every ``Official(...)`` measure (:mod:`ir_bright.scoring.protocol`), and the depth of a run
-(BM25, fusion) for a dataset whose family declares no other. The one place this number is
-written; this module imports nothing but the standard library, so the command line's parsers
-read it too."""
+from .spec import (
+    OFFICIAL_DEPTH,
+    Collection,
+    Declaration,
+    DocumentSet,
+    Domain,
+    FilePin,
+    Hub,
+    KnownRevision,
+    Protocol,
+    QuerySet,
+)
+from .typed import DeclarationError, read
 
 
 class Entry(NamedTuple):
@@ -64,22 +77,6 @@ class Entry(NamedTuple):
     domain: str
     document_set: str
     query_set: str
-
-
-@dataclass(frozen=True)
-class Protocol:
-    """How a family's runs are made and scored officially."""
-
-    exclusions: str | None
-    """The field listing each query's excluded documents (removed from its ranking before the
-    cut), or None when the benchmark excludes nothing."""
-    measure: str
-    """The headline measure of its papers' tables."""
-    query_side: bool
-    """Whether the official BM25 weights query terms with BM25 too (the BRIGHT paper's code)."""
-    depth: int = OFFICIAL_DEPTH
-    """How many documents an official run ranks per query (its BM25 runs, fused runs):
-    :data:`OFFICIAL_DEPTH` unless the declaration says otherwise."""
 
 
 @dataclass(frozen=True)
@@ -116,60 +113,78 @@ class Benchmark:
 class Family:
     """A benchmark family, read from its declaration (see the module's docstring)."""
 
-    def __init__(self, data: Mapping[str, Any]):
-        self.data = data
-        self.name: str = data["name"]
-        self.order: int = data["order"]
-        self.namespace: str = data["namespace"]
-        self.replaces: str = data["replaces"]
-        self.protocol = Protocol(**data["protocol"])
+    def __init__(self, declaration: Declaration | Mapping[str, Any]):
+        if not isinstance(declaration, Declaration):  # parsed JSON: checked first
+            declaration = read(Declaration, declaration, "a declaration")
+            _check_names(declaration, "a declaration")
+        self.declaration = declaration
+        self.name: str = declaration.name
+        self.order: int = declaration.order
+        self.namespace: str = declaration.namespace
+        self.replaces: str = declaration.replaces
+        self.protocol: Protocol = declaration.protocol
+        self.layout: str = declaration.layout
+
+    @classmethod
+    def read(cls, data: Any, where: str) -> Family:
+        """The family declared by ``data`` (a parsed declaration), checked against its schema;
+        ``where`` names the file in errors (:class:`~.typed.DeclarationError`)."""
+        declaration = read(Declaration, data, where)
+        _check_names(declaration, where)
+        return cls(declaration)
 
     def __repr__(self) -> str:
         return f"<family {self.name}>"
 
     def aliases(self) -> dict[str, str]:
         """The declared names of known revisions: alias -> full commit (``mteb-v1``)."""
-        known = self.data["hub"].get("known_revisions", {}).get("revisions", ())
-        return {revision["alias"]: revision["commit"] for revision in known if "alias" in revision}
+        return {r.alias: r.commit for r in self.known_revisions() if r.alias is not None}
 
     def repo(self, dataset_id: str | None = None) -> str | None:
         """The hub repository ``dataset_id`` (or the whole family) is read from; None for a
-        family of one repository per dataset asked as a whole."""
-        repo = self.data["hub"].get("repo")
-        if repo is None and dataset_id is not None:
-            entry = self.entry(dataset_id.partition("@")[0])
-            repo = self.domains[entry.domain].get("repo") if entry else None
-        return repo
+        family of one repository per domain (``{domain}`` in ``hub.repo``) asked as a whole."""
+        if "{domain}" not in self.hub.repo:
+            return self.hub.repo
+        entry = self.entry(dataset_id.partition("@")[0]) if dataset_id is not None else None
+        return self.hub.repo.format(domain=entry.domain) if entry is not None else None
 
     def at(self, commit: str, alias: str | None = None) -> Family:
         """The same family read at ``commit`` (a full commit; ``alias`` its declared name):
         every file at that commit, cached in its own folder, verified by the hub's listing for
         it instead of the declared pins, and counts unknown until the files are read (they are
         the declared revision's). The family itself when ``commit`` is its declared one."""
-        hub = self.data["hub"]
-        declared = {hub.get("revision"), *hub.get("config_revisions", {}).values()}
+        hub = self.hub
+        declared = {hub.revision, *hub.config_revisions.values(), *hub.domain_revisions.values()}
         if declared == {commit}:
             return self
-        data = copy.deepcopy(dict(self.data))
-        view = data["hub"]
-        view.update(revision=commit, commit=commit, alias=alias)
-        view.pop("config_revisions", None)
-        for entry in view.get("files", {}).values():
-            if isinstance(entry, dict):
-                for pin in ("md5", "size", "sha256", "same_as"):
-                    entry.pop(pin, None)
-        for domain in data["domains"].values():
-            domain.pop("sha256", None)
-            if "revision" in domain:
-                domain["revision"] = commit
-            if "counts" in domain:
-                domain["counts"] = _unknown(domain["counts"])
-        return Family(data)
+        unpinned = {key: FilePin(pin.path, pin.cache_path) for key, pin in hub.files.items()}
+        view = dataclasses.replace(
+            hub,
+            revision=commit,
+            commit=commit,
+            alias=alias,
+            config_revisions={},
+            domain_revisions=dict.fromkeys(hub.domain_revisions, commit),
+            files=unpinned,
+        )
+        domains = {
+            key: dataclasses.replace(domain, counts=dict.fromkeys(domain.counts))
+            for key, domain in self.domains.items()
+        }
+        why = f"the declared counts are {hub.revision}'s; known once {commit}'s files are read"
+        unknown = dict.fromkeys(("docs", "queries", "qrels"), why)
+        unknown |= self.declaration.unknown_counts
+        return self.replaced(hub=view, domains=domains, unknown_counts=unknown)
 
     @property
-    def collection(self) -> Mapping[str, Any]:
+    def collection(self) -> Collection:
         """The documentation and facts of the whole benchmark."""
-        return self.data["collection"]
+        return self.declaration.collection
+
+    @property
+    def hub(self) -> Hub:
+        """Where the family's files are on the hub (:class:`~.spec.Hub`)."""
+        return self.declaration.hub
 
     def documentation(
         self, pretty_name: str, desc: str, official_measures: Sequence[str] | None = None
@@ -178,34 +193,34 @@ class Family:
         description, with the family's citation, website and official measures (or
         ``official_measures``)."""
         measures = (
-            self.collection["official_measures"] if official_measures is None else official_measures
+            self.collection.official_measures if official_measures is None else official_measures
         )
         return {
             "pretty_name": pretty_name,
             "desc": desc,
-            "bibtex": self.collection["bibtex"],
+            "bibtex": self.collection.bibtex,
             "official_measures": list(measures),
-            "website": self.collection["website"],
+            "website": self.collection.website,
         }
 
     @property
-    def domains(self) -> Mapping[str, Mapping[str, Any]]:
+    def domains(self) -> Mapping[str, Domain]:
         """Each domain's facts by its key (the hub's spelling), in the declared order."""
-        return self.data["domains"]
+        return self.declaration.domains
 
     @property
-    def document_sets(self) -> Mapping[str, Mapping[str, Any]]:
+    def document_sets(self) -> Mapping[str, DocumentSet]:
         """Each document set's facts by its name, in the declared order."""
-        return self.data["document_sets"]
+        return self.declaration.document_sets
 
     @property
-    def query_sets(self) -> Mapping[str, Mapping[str, Any]]:
+    def query_sets(self) -> Mapping[str, QuerySet]:
         """Each query set's facts by its name, in the declared order."""
-        return self.data["query_sets"]
+        return self.declaration.query_sets
 
     def domain_id(self, key: str) -> str:
         """A domain's spelling in ids (``earth_science`` -> ``earth-science``)."""
-        return self.domains[key].get("id", key)
+        return self.domains[key].id or key
 
     @cached_property
     def entries(self) -> tuple[Entry, ...]:
@@ -213,14 +228,14 @@ class Family:
         result = []
         for key in self.domains:
             for document_set, about in self.document_sets.items():
-                if key not in about.get("domains", (key,)):
+                if key not in (about.domains or (key,)):
                     continue
                 for name, query_set in self.query_sets.items():
-                    if document_set not in query_set.get("document_sets", (document_set,)):
+                    if document_set not in (query_set.document_sets or (document_set,)):
                         continue
-                    if key not in query_set.get("domains", (key,)):
+                    if key not in (query_set.domains or (key,)):
                         continue
-                    suffix = about["suffix"] + query_set["suffix"]
+                    suffix = about.suffix + query_set.suffix
                     dataset_id = f"{self.namespace}/{self.domain_id(key)}{suffix}"
                     result.append(Entry(dataset_id, key, document_set, name))
         return tuple(result)
@@ -243,8 +258,9 @@ class Family:
 
     def module(self) -> Any:
         """The module that builds the family's datasets (``datasets(family)``) and holds what
-        its declaration cannot say."""
-        return importlib.import_module(f"{__package__}.{self.data['module']}")
+        its declaration cannot say: the family's own (``module``), else its layout's."""
+        name = self.declaration.module or f"layouts.{self.layout.replace('-', '_')}"
+        return importlib.import_module(f"{__package__}.{name}")
 
     def datasets(self) -> dict[str, Any]:
         """Every id of the family -> its ir_datasets Dataset (built now; nothing downloaded)."""
@@ -253,25 +269,29 @@ class Family:
 
     def benchmarks(self) -> dict[str, Benchmark]:
         """The family's tables, by name, in the declared order."""
-        return {name: self._benchmark(name, spec) for name, spec in self.data["benchmarks"].items()}
+        return {name: self._benchmark(name) for name in self.declaration.benchmarks}
 
-    def _benchmark(self, name: str, spec: Mapping[str, Any]) -> Benchmark:
-        order = self.data.get("tables", {}).get("columns", list(self.domains))
+    def columns(self) -> tuple[str, ...]:
+        """The domains in the papers' column order (default: the declared order)."""
+        tables = self.declaration.tables
+        return tables.columns if tables is not None else tuple(self.domains)
+
+    def _benchmark(self, name: str) -> Benchmark:
+        spec = self.declaration.benchmarks[name]
         ids = {
             entry.domain: entry.id
             for entry in self.entries
-            if (entry.document_set, entry.query_set) == (spec["document_set"], spec["query_set"])
+            if (entry.document_set, entry.query_set) == (spec.document_set, spec.query_set)
         }
-        columns = [(ids[key], self.domains[key]["label"]) for key in order if key in ids]
+        columns = [(ids[key], self.domains[key].label) for key in self.columns() if key in ids]
         by_label = {label: dataset_id for dataset_id, label in columns}
         groups = tuple(
-            Group(g["label"], tuple(by_label[label] for label in g["columns"]))
-            for g in spec.get("groups", ())
+            Group(g.label, tuple(by_label[label] for label in g.columns)) for g in spec.groups
         )
         return Benchmark(
             name,
-            spec["title"],
-            spec["measure"],
+            spec.title,
+            spec.measure,
             tuple(dataset_id for dataset_id, _ in columns),
             tuple(label for _, label in columns),
             groups,
@@ -279,7 +299,49 @@ class Family:
 
     def references(self) -> Mapping[str, Mapping[str, Any]]:
         """Published rows by benchmark, then by name (:mod:`ir_bright.results.references`)."""
-        return self.data.get("references", {})
+        return self.declaration.references
+
+    def known_revisions(self) -> tuple[KnownRevision, ...]:
+        """The revisions of the family's repository the hub block names."""
+        known = self.hub.known_revisions
+        return known.revisions if known is not None else ()
+
+    def replaced(self, **changes: Any) -> Family:
+        """The same family with the declaration's top-level blocks ``changes`` replaced (for
+        instance another ``hub``: the family at another revision)."""
+        return Family(dataclasses.replace(self.declaration, **changes))
+
+
+def _check_names(declaration: Declaration, where: str) -> None:
+    """The names one block uses for another's keys must be declared there."""
+    domains, sets = set(declaration.domains), set(declaration.document_sets)
+    named = [
+        *(
+            (f"document_sets.{n}.domains", d.domains, domains)
+            for n, d in declaration.document_sets.items()
+        ),
+        *(
+            (f"query_sets.{n}.domains", q.domains, domains)
+            for n, q in declaration.query_sets.items()
+        ),
+        *(
+            (f"query_sets.{n}.document_sets", q.document_sets, sets)
+            for n, q in declaration.query_sets.items()
+        ),
+        ("tables.columns", declaration.tables.columns if declaration.tables else None, domains),
+        *(
+            (f"benchmarks.{n}.document_set", (b.document_set,), sets)
+            for n, b in declaration.benchmarks.items()
+        ),
+        *(
+            (f"benchmarks.{n}.query_set", (b.query_set,), set(declaration.query_sets))
+            for n, b in declaration.benchmarks.items()
+        ),
+    ]
+    for key, names, known in named:
+        unknown = sorted(set(names or ()) - known)
+        if unknown:
+            raise DeclarationError(f"{where}.{key}: {unknown[0]!r} is not declared")
 
 
 @cache
@@ -289,10 +351,14 @@ def families() -> tuple[Family, ...]:
     found = []
     for item in folder.iterdir():
         if item.name.endswith(".json"):
-            data = json.loads(item.read_text("utf-8"))
-            if data.get("name") != item.name.removesuffix(".json"):
-                raise ValueError(f"{item.name} declares the family {data.get('name')!r}")
-            found.append(Family(data))
+            try:
+                data = json.loads(item.read_text("utf-8"))
+            except ValueError as exc:
+                raise DeclarationError(f"{item.name}: not JSON: {exc}") from None
+            declared = Family.read(data, item.name)
+            if declared.name != item.name.removesuffix(".json"):
+                raise DeclarationError(f"{item.name}: declares the family {declared.name!r}")
+            found.append(declared)
     return tuple(sorted(found, key=lambda family: family.order))
 
 

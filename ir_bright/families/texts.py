@@ -23,8 +23,7 @@ def joined(items: Sequence[str], last: str = "and") -> str:
 
 def pretty_name(family: Family) -> str:
     """The family's name as its papers write it (``BRIGHT-Pro``)."""
-    name: str = family.collection["pretty_name"]
-    return name
+    return family.collection.pretty_name
 
 
 def family_names() -> str:
@@ -89,7 +88,7 @@ def references() -> str:
 
 def citations() -> str:
     """Every family's BibTeX entries, in the declared order, as one ``bibtex`` block."""
-    entries = [found.collection["bibtex"].strip() for found in families()]
+    entries = [found.collection.bibtex.strip() for found in families()]
     return "```bibtex\n" + "\n\n".join(entries) + "\n```"
 
 

@@ -6,11 +6,12 @@ importing only those above it in this list: :mod:`.config` (every environment va
 :mod:`.http` (requests and the retry loop), :mod:`.listing` (the listing APIs), :mod:`.verify`
 (pins and published checksums), :mod:`.provenance` (where each cached file came from),
 :mod:`.transfer` (one file's download), :mod:`.files`
-(:class:`HubFile`, :class:`HubFileLike`, :func:`declared_files`).
+(:class:`HubFile`, :class:`HubFileLike`). A family's declaration says which files it reads
+(:mod:`ir_bright.families.files`).
 """
 
 from .config import cache_home, endpoint, offline, verification_mode
-from .files import HubFile, HubFileLike, declared_files
+from .files import HubFile, HubFileLike
 from .listing import ListedEntry, list_folder
 from .transfer import human_size
 
@@ -19,7 +20,6 @@ __all__ = [
     "HubFileLike",
     "ListedEntry",
     "cache_home",
-    "declared_files",
     "endpoint",
     "human_size",
     "list_folder",

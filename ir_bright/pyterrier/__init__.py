@@ -71,7 +71,7 @@ class BrightDatasetProvider:
         registry.register()
         ids = set(registry.our_ids())
         plain, at, revision = name.partition("@")
-        dataset_id = name if plain in ids else f"bright/{name}"
+        dataset_id = name if plain in ids else f"{_bare_namespace()}/{name}"
         if at or dataset_id not in ids:
             try:
                 registry.load(dataset_id)
@@ -84,7 +84,15 @@ class BrightDatasetProvider:
         from .. import registry
 
         registry.register()
-        return [i.removeprefix("bright/") for i in registry.our_ids() if "/" in i]
+        prefix = f"{_bare_namespace()}/"
+        return [i.removeprefix(prefix) for i in registry.our_ids() if "/" in i]
+
+
+def _bare_namespace() -> str:
+    """The namespace whose ids the provider takes without it: the first declared family's."""
+    from ..families import families
+
+    return families()[0].namespace
 
 
 def provided_dataset(dataset_id: str) -> Any:

@@ -49,10 +49,17 @@ def infer_benchmark(arguments: Sequence[str]) -> Benchmark:
     if not found:
         raise ReportError(
             "no run file named after a dataset of any benchmark: name runs like "
-            f"{filename_for('bright/biology')} or pass --benchmark and ID=PATH"
+            f"{filename_for(_example_id())} or pass --benchmark and ID=PATH"
         )
     listed = ", ".join(f"{name} ({count} runs)" for name, count in found.items())
     raise ReportError(f"the runs belong to several benchmarks: {listed}; pick one with --benchmark")
+
+
+def _example_id() -> str:
+    """A dataset id to show in messages: the first declared family's first dataset."""
+    from ..families import families
+
+    return families()[0].entries[0].id
 
 
 def _is_id_path(argument: str) -> bool:

@@ -18,20 +18,23 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterator, Mapping
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from ir_datasets.datasets.base import Dataset
 from ir_datasets.formats import BaseQueries
 
 from ... import hub
 from ...errors import OfflineError
-from ...records import BrightQuery, BrightReasoningQuery
 from ...store.docs import ParquetDocs
 from ...store.qrels import IdListQrels
 from ...store.schema import IDS, QUERY_ID, TEXT, Column, cached_unique_rows, checked_columns
-from ..components import Documentation, dataset
+from ..components import Documentation, collection_root, dataset, declared_metadata
 from ..declaration import Entry, Family
+from ..layouts.bright_parquet import config_file
+from ..spec import DocumentSet, QuerySet
 from .adjusted import Adjustments
+from .records import RECORDS as RECORDS  # the family's record types (Family.record_types)
+from .records import BrightQuery, BrightReasoningQuery
 
 logger = logging.getLogger(__name__)
 
@@ -210,11 +213,14 @@ def datasets(family: Family) -> dict[str, Dataset]:
     """Every id of the BRIGHT family -> its Dataset, built from its declaration (nothing is
     downloaded)."""
     namespace = family.namespace
-    files = hub.declared_files({**family.data["hub"], "namespace": namespace})
-    reason_configs = {
-        about["model"]: about["config"] for about in family.query_sets.values() if "model" in about
+    files = {
+        f"{config}/{domain}": config_file(family, config, domain)
+        for config, domain in _keys(family)
     }
-    result = {namespace: dataset(namespace, Documentation(_collection_doc(family)), metadata={})}
+    reason_configs = {
+        about.model: about.config for about in family.query_sets.values() if about.model
+    }
+    result = {namespace: collection_root(namespace, family.collection)}
     adjustments = Adjustments()  # one per process: domains sharing a corpus share its pass
     bases: dict[tuple[str, str], _Base] = {}
     for entry in family.entries:
@@ -232,12 +238,11 @@ class _Base:
     def __init__(self, family: Family, entry: Entry, split: Split):
         domain = family.domains[entry.domain]
         documents = family.document_sets[entry.document_set]
-        long = entry.document_set == "long"
-        counts = domain["counts"]
         self.family = family
         self.split = split
-        self.docs_file = split.file("long_documents" if long else "documents")
-        docs_count = counts["long_docs" if long else "docs"]
+        self.docs_file = split.file(documents.config)
+        self.metadata = declared_metadata(family, entry)
+        docs_count = self.metadata.get("docs", {}).get("count")
         shared = self.docs_file.twin or self.docs_file  # aops and theoremqa-questions: one
         at = f"@{shared.commit}" if shared.commit else ""  # another commit's docs differ
         self.docs = ParquetDocs(
@@ -245,16 +250,11 @@ class _Base:
         )
         excluded = family.protocol.exclusions
         assert excluded is not None, "BRIGHT's declaration names its exclusion column"
-        self.qrels = IdListQrels(split.file("examples"), EXAMPLES_SPEC, documents["gold"], excluded)
-        self.metadata = {
-            "docs": {"count": docs_count},
-            "queries": {"count": counts["queries"]},
-            "qrels": counts["long_qrels" if long else "qrels"],
-        }
+        self.qrels = IdListQrels(split.file("examples"), EXAMPLES_SPEC, documents.gold, excluded)
         self.doc = family.documentation(
-            f"{family.collection['pretty_name']} {domain['name']} ({documents['name']})",
-            f"{domain['name']}: {domain['source']}. {documents['desc']}",
-            documents["official_measures"],
+            f"{family.collection.pretty_name} {domain.name} ({documents.name})",
+            f"{domain.name}: {domain.source}. {documents.desc}",
+            documents.official_measures,
         )
         self.reason_files = {m: split.file(c) for m, c in split.reason_configs.items()}
         self.files = [split.file("examples"), self.docs_file]
@@ -262,10 +262,10 @@ class _Base:
     def dataset(self, entry: Entry, adjustments: Adjustments) -> Dataset:
         """The dataset of ``entry``, one of this domain and document set's query sets."""
         about = self.family.query_sets[entry.query_set]
-        if "model" in about:
-            return self.reasoning(entry.id, about)
+        if about.model:
+            return self.reasoning(entry, about)
         if entry.query_set == "adjusted":
-            return self.adjusted(entry.id, about, adjustments)
+            return self.adjusted(entry, about, adjustments)
         return dataset(
             entry.id,
             self.docs,
@@ -276,52 +276,57 @@ class _Base:
             files=[*self.files, *self.reason_files.values()],
         )
 
-    def adjusted(
-        self, dataset_id: str, about: Mapping[str, Any], adjustments: Adjustments
-    ) -> Dataset:
+    def adjusted(self, entry: Entry, about: QuerySet, adjustments: Adjustments) -> Dataset:
         """``bright/<domain>/adjusted``: the duplicate-aware qrels."""
-        base = dataset_id.removesuffix(about["suffix"])
+        base = entry.id.removesuffix(about.suffix)
         doc = dict(
             self.doc,
             pretty_name=f"{self.doc['pretty_name']}, duplicate-aware qrels",
-            desc=about["desc"].format(base=base),
-            official_measures=list(about["official_measures"]),
+            desc=(about.desc or "").format(base=base),
+            official_measures=list(about.official_measures or ()),
         )
         partners = _corpus_partners(self.family, self.split)
         files = [*self.files, *self.reason_files.values(), *partners]
         qrels = adjustments.qrels(self.split.split, self.qrels, self.docs, self.docs_file)
-        metadata = {"docs": self.metadata["docs"], "queries": self.metadata["queries"]}
         return dataset(
-            dataset_id,
+            entry.id,
             self.docs,
             BrightQueries(self.split),
             qrels,
             Documentation(doc),
-            metadata=metadata,
+            metadata=declared_metadata(self.family, entry),
             files=files,
         )
 
-    def reasoning(self, dataset_id: str, about: Mapping[str, Any]) -> Dataset:
+    def reasoning(self, entry: Entry, about: QuerySet) -> Dataset:
         """``.../<model>-reason``: the model's reasoning as the query text."""
-        base = dataset_id.removesuffix(about["suffix"])
+        assert about.model is not None and self.family.declaration.reasoning_desc is not None
+        base = entry.id.removesuffix(about.suffix)
         doc = dict(
             self.doc,
-            pretty_name=f"{self.doc['pretty_name']}, {about['name']} reasoning as queries",
-            desc=self.family.data["reasoning_desc"].format(
-                model=about["name"], config=about["config"], base=base
+            pretty_name=f"{self.doc['pretty_name']}, {about.name} reasoning as queries",
+            desc=self.family.declaration.reasoning_desc.format(
+                model=about.name, config=about.config, base=base
             ),
         )
         return dataset(
-            dataset_id,
+            entry.id,
             self.docs,
-            BrightReasoningQueries(self.split, about["model"]),
+            BrightReasoningQueries(self.split, about.model),
             self.qrels,
             Documentation(doc),
             metadata=self.metadata,
-            files=[*self.files, self.reason_files[about["model"]]],
+            files=[*self.files, self.reason_files[about.model]],
         )
 
 
-def _collection_doc(family: Family) -> dict[str, Any]:
-    collection = family.collection
-    return {key: collection[key] for key in ("pretty_name", "desc", "bibtex", "website")}
+def _keys(family: Family) -> list[tuple[str, str]]:
+    """Every ``(config, domain)`` whose file the family's datasets read."""
+    configs: dict[str, DocumentSet | None] = {d.config: d for d in family.document_sets.values()}
+    configs |= {q.config: None for q in family.query_sets.values()}
+    return [
+        (config, key)
+        for config, documents in configs.items()
+        for key in family.domains
+        if documents is None or key in (documents.domains or (key,))
+    ]

@@ -22,7 +22,7 @@ from typing import Any
 
 from ...errors import CacheError
 from ...judgements import query_qrels
-from ...records import BrightProAspect, BrightProQrel
+from .records import BrightProAspect, BrightProQrel
 
 logger = logging.getLogger(__name__)
 

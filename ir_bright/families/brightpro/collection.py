@@ -12,11 +12,12 @@ from ir_datasets.datasets.base import Dataset
 from ir_datasets.formats import BaseQrels, BaseQueries
 
 from ...judgements import EXCLUDED
-from ...records import BrightProAspect, BrightProQrel, BrightProQuery
 from ...store.docs import ParquetDocs
-from ..components import Documentation, collection_root, dataset
+from ..components import Documentation, collection_root, dataset, declared_metadata
 from ..declaration import Entry, Family
 from .aspects import Aspects, parse_aspects, pro_qrels
+from .records import RECORDS as RECORDS  # the family's record types (Family.record_types)
+from .records import BrightProAspect, BrightProQrel, BrightProQuery
 from .source import CONFIGS, NAMESPACE, Split, docs_file, hub_row_count
 
 logger = logging.getLogger(__name__)
@@ -198,12 +199,12 @@ def datasets(family: Family) -> dict[str, Dataset]:
     is fetched)."""
     result = {family.namespace: collection_root(family.namespace, family.collection)}
     docs = {  # one corpus per domain, shared by its query sets
-        split: ProDocs(Split("documents", split), f"{family.namespace}/{domain['id']}")
+        split: ProDocs(Split("documents", split), f"{family.namespace}/{family.domain_id(split)}")
         for split, domain in family.domains.items()
     }
     for entry in family.entries:
         domain = family.domains[entry.domain]
-        subset = frozenset(domain["agentic_queries"]) if entry.query_set == "agentic" else None
+        subset = frozenset(domain.agentic_queries) if entry.query_set == "agentic" else None
         result[entry.id] = _dataset(family, entry, docs[entry.domain], subset)
     return result
 
@@ -215,11 +216,11 @@ def _dataset(family: Family, entry: Entry, docs: ProDocs, subset: frozenset[str]
     subset_name = ", agentic subset" if subset is not None else ""
     about = family.query_sets[entry.query_set]
     documentation = family.documentation(
-        f"{family.collection['pretty_name']} {domain['name']}{subset_name}",
-        f"{domain['name']} (StackExchange posts). {about['desc']}",
+        f"{family.collection.pretty_name} {domain.name}{subset_name}",
+        f"{domain.name} (StackExchange posts). {about.desc}",
     )
     files = ListedFiles([Split(config, split) for config in CONFIGS])
-    metadata = {"queries": {"count": len(subset)}} if subset is not None else {}
+    metadata = declared_metadata(family, entry)
     return dataset(
         entry.id,
         docs,

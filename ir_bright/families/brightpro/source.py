@@ -46,11 +46,11 @@ logger = logging.getLogger(__name__)
 if TYPE_CHECKING:
     import pyarrow as pa
 
-_HUB = family("bright-pro").data["hub"]
+_HUB = family("bright-pro").hub
 NAMESPACE: str = family("bright-pro").namespace
-REPO: str = _HUB["repo"]
+REPO: str = _HUB.repo
 """The hub dataset (the ``hub`` of ``ir_bright/families/bright-pro.json``)."""
-CONFIGS: tuple[str, ...] = tuple(_HUB["configs"])
+CONFIGS: tuple[str, ...] = _HUB.configs
 """Its configs, each a folder with one split per domain."""
 FORMER_VARIABLE = "IR_BRIGHT_PRO_REVISION"
 FORMATS = ("parquet", "jsonl", "json")
@@ -64,7 +64,7 @@ def revision() -> str:
     former = os.environ.get(FORMER_VARIABLE, "").strip()
     if former:
         _former_variable_warning(former)
-    return hub.config.revision(REPO, former or _HUB["revision"])
+    return hub.config.revision(REPO, former or _HUB.revision or "main")
 
 
 @cache

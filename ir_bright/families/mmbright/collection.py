@@ -16,11 +16,12 @@ from ...errors import DatasetNotFoundError
 from ...judgements import EXCLUDED
 from ...store.docs import ParquetDocs
 from ...store.parquet import open_parquet
-from ..components import Documentation, collection_root, dataset
+from ..components import Documentation, collection_root, dataset, unknown_metadata
 from ..declaration import Family
 from .images import ImageCorpus, ImageDocs
 from .keys import NO_IMAGE, image_key
 from .pairs import PairCorpus, PairDocs
+from .records import RECORDS as RECORDS  # the family's record types (Family.record_types)
 from .source import (
     DOC_IMAGES,
     DOCUMENTS,
@@ -84,15 +85,13 @@ def datasets(family: Family) -> dict[str, Dataset]:
 
 def _key_rules(family: Family) -> dict[str, str]:
     """The image-key rule of each Task 4 query set (:mod:`.keys`)."""
-    return {
-        name: about["key_rule"] for name, about in family.query_sets.items() if "key_rule" in about
-    }
+    return {name: about.key_rule for name, about in family.query_sets.items() if about.key_rule}
 
 
 def _domain_datasets(family: Family, name: str, ids: dict[str, str]) -> dict[str, Dataset]:
     """``mm-bright/<domain>`` (the ``corpus`` query set: documents only) and its task ids."""
-    counts = family.domains[name]["counts"]
-    pretty = family.domains[name]["name"]
+    counts = {kind: n for kind, n in family.domains[name].counts.items() if isinstance(n, int)}
+    pretty = family.domains[name].name
     files = {config: file(config, name) for config in CONFIGS}
     base = ids["corpus"]
     text_docs = ParquetDocs(files[DOCUMENTS], base, count=counts["passages"])
@@ -104,18 +103,20 @@ def _domain_datasets(family: Family, name: str, ids: dict[str, str]) -> dict[str
 
     passages = {"docs": {"count": counts["passages"]}}
     corpus = family.query_sets["corpus"]
-    corpus_doc = doc(corpus["name"], corpus["desc"])
+    corpus_doc = doc(corpus.name or "", corpus.desc or "")
     result = {
         base: dataset(base, text_docs, corpus_doc, metadata=passages, files=[files[DOCUMENTS]])
     }
     tasks = _tasks(name, counts, text_docs, _key_rules(family))
     for task, (components, metadata, task_files) in tasks.items():
         about = family.query_sets[task]
+        entry = family.entry(ids[task])
+        assert entry is not None, "every task is a declared dataset"
         result[ids[task]] = dataset(
             ids[task],
             *components,
-            doc(about["name"], about["desc"]),
-            metadata=metadata,
+            doc(about.name or "", about.desc or ""),
+            metadata={**unknown_metadata(family, entry), **metadata},
             files=[files[config] for config in task_files],
         )
     return result

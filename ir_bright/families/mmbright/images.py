@@ -26,13 +26,13 @@ from ir_datasets.indices import Docstore
 
 from ...errors import IrBrightError, require, unwritable_cache
 from ...reading import read_json
-from ...records import MMBrightImageDoc
 from ...store import derived
 from ...store.arrow import ArrowStore
 from ...store.lock import file_lock
 from ...store.parquet import open_parquet
 from ...store.schema import BYTES as BYTES_KIND
 from ...store.schema import ID, Column
+from .records import MMBrightImageDoc
 from .source import file
 
 logger = logging.getLogger(__name__)

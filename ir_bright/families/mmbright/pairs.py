@@ -16,13 +16,13 @@ from typing import TYPE_CHECKING, Any
 from ir_datasets.formats import BaseDocs
 from ir_datasets.indices import Docstore
 
-from ...records import MMBrightPairDoc
 from ...store.arrow import ArrowStore
 from ...store.counts import cached_count
 from ...store.docs import DOCS_SPEC
 from ...store.schema import checked_batches
 from .images import ImageCorpus
 from .keys import image_key, pair_id, passage_key_rule, split_pair_id
+from .records import MMBrightPairDoc
 
 if TYPE_CHECKING:
     import pyarrow as pa

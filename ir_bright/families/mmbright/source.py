@@ -22,6 +22,7 @@ from ... import hub
 from ...judgements import is_id
 from ...store.schema import IDS, OTHER, QUERY_ID, TEXT, Column, checked_columns
 from ..declaration import Family, family
+from ..layouts.bright_parquet import config_file
 from .keys import normalise_path
 
 DOCUMENTS = "documents"
@@ -49,15 +50,9 @@ def declaration() -> Family:
     return family("mm-bright")
 
 
-@cache
-def _files() -> dict[str, hub.HubFile]:
-    mm_bright = declaration()
-    return hub.declared_files({**mm_bright.data["hub"], "namespace": mm_bright.namespace})
-
-
 def file(config: str, domain: str) -> hub.HubFile:
     """The hub file of ``config`` for ``domain``."""
-    return _files()[f"{config}/{domain}"]
+    return config_file(declaration(), config, domain)
 
 
 @dataclass(frozen=True)

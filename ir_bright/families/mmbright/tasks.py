@@ -24,11 +24,11 @@ from ir_datasets.formats import BaseQrels, BaseQueries, TrecQrel
 
 from ...hub import HubFile
 from ...judgements import EXCLUDED, query_qrels
-from ...records import MMBrightMultimodalQuery, MMBrightQuery
 from ...store.counts import cached_count
 from .images import ImageCorpus
 from .keys import image_key, pair_id
 from .pairs import PairCorpus
+from .records import MMBrightMultimodalQuery, MMBrightQuery
 from .source import DOC_IMAGES, DOCUMENTS, EXAMPLES, MULTIMODAL, file, query_rows, unique
 
 TEXT_QRELS = {1: "Relevant (a gold passage)", EXCLUDED: "Excluded: removed from the ranking"}

@@ -1,0 +1,163 @@
+"""JSON read into typed objects: a declaration's keys checked against the dataclasses that say
+what each holds, so that a wrong or unknown key, a missing one or a value of the wrong type is
+an error naming the file and the key, when the file is read rather than when a dataset uses it.
+
+The types a field may have: ``str``, ``int``, ``float``, ``bool``, ``Any`` (free-form JSON,
+checked by its reader), a ``Literal`` of strings, a frozen dataclass (a JSON object with its
+fields as keys), ``tuple[X, ...]`` (a JSON array), ``Mapping[str, X]`` (a JSON object whose keys
+are names, in the file's order), and unions of those (``X | None``). A field with a default may
+be left out. Standard library only: the declarations are read when ``ir_bright`` is imported.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+import typing
+from collections.abc import Callable, Mapping
+from functools import cache
+from typing import Any, TypeVar, cast
+
+T = TypeVar("T")
+
+
+class DeclarationError(ValueError):
+    """A declaration that does not have the shape its schema says: the message names the file
+    and the key."""
+
+
+Convert = Callable[[Any, str], Any]
+"""Checks a JSON value against one type and returns it as that type (``where`` names it)."""
+
+
+def read(kind: type[T], value: Any, where: str) -> T:
+    """``value`` (parsed JSON) as an instance of the dataclass ``kind``; ``where`` names it in
+    errors (``bright.json: hub``). Raises :class:`DeclarationError`."""
+    convert: Convert = _converter(cast(Any, kind))
+    result: T = convert(value, where)
+    return result
+
+
+@cache
+def _converter(hint: Any) -> Convert:
+    """The converter of ``hint``, made once per type (reading a declaration is on the import
+    path: each value then costs one call, not a walk of its type)."""
+    if hint is Any:
+        return lambda value, where: value
+    if dataclasses.is_dataclass(hint) and isinstance(hint, type):
+        return _object_converter(hint)
+    origin = typing.get_origin(hint)
+    if origin in (typing.Union, types.UnionType):
+        return _union_converter(hint)
+    if origin is typing.Literal:
+        return _literal_converter(typing.get_args(hint))
+    if origin is tuple:
+        return _tuple_converter(_converter(typing.get_args(hint)[0]))
+    if origin in (Mapping, dict, typing.Mapping):
+        return _mapping_converter(_converter(typing.get_args(hint)[1]))
+    return _scalar_converter(hint)
+
+
+def _object_converter(kind: type) -> Convert:
+    fields = {field.name: field for field in dataclasses.fields(kind) if field.init}
+    required = [
+        name
+        for name, field in fields.items()
+        if field.default is dataclasses.MISSING and field.default_factory is dataclasses.MISSING
+    ]
+    hints = typing.get_type_hints(kind)
+    known = ", ".join(fields)
+
+    def convert(value: Any, where: str) -> Any:
+        if not isinstance(value, Mapping):
+            raise DeclarationError(f"{where}: expected an object, got {_name_of(value)}")
+        for key in value:
+            if key not in fields:
+                raise DeclarationError(f"{_at(where, key)}: unknown key (the keys are {known})")
+        for name in required:
+            if name not in value:
+                raise DeclarationError(f"{_at(where, name)}: missing")
+        given = {key: _converter(hints[key])(v, _at(where, key)) for key, v in value.items()}
+        return kind(**given)
+
+    return convert
+
+
+def _union_converter(hint: Any) -> Convert:
+    options = [option for option in typing.get_args(hint) if option is not type(None)]
+    nullable = len(options) < len(typing.get_args(hint))
+    converters = [_converter(option) for option in options]
+
+    def convert(value: Any, where: str) -> Any:
+        if value is None:
+            if nullable:
+                return None
+            raise DeclarationError(f"{where}: null where a value is needed")
+        problems = []
+        for option in converters:
+            try:
+                return option(value, where)
+            except DeclarationError as exc:
+                problems.append(str(exc))
+        if len(problems) == 1:
+            raise DeclarationError(problems[0])
+        raise DeclarationError(f"{where}: {_name_of(value)} fits none of {_describe(hint)}")
+
+    return convert
+
+
+def _literal_converter(choices: tuple[Any, ...]) -> Convert:
+    def convert(value: Any, where: str) -> Any:
+        if value not in choices:
+            listed = ", ".join(map(repr, choices))
+            raise DeclarationError(f"{where}: {value!r} is not one of {listed}")
+        return value
+
+    return convert
+
+
+def _tuple_converter(item: Convert) -> Convert:
+    def convert(value: Any, where: str) -> Any:
+        if not isinstance(value, list):
+            raise DeclarationError(f"{where}: expected an array, got {_name_of(value)}")
+        return tuple(item(v, f"{where}[{i}]") for i, v in enumerate(value))
+
+    return convert
+
+
+def _mapping_converter(item: Convert) -> Convert:
+    def convert(value: Any, where: str) -> Any:
+        if not isinstance(value, Mapping):
+            raise DeclarationError(f"{where}: expected an object, got {_name_of(value)}")
+        return {key: item(v, _at(where, key)) for key, v in value.items()}
+
+    return convert
+
+
+def _scalar_converter(hint: Any) -> Convert:
+    if hint not in (str, int, float, bool):
+        raise TypeError(f"the schema uses a type this reader does not know: {hint!r}")
+
+    def convert(value: Any, where: str) -> Any:
+        if hint is float and isinstance(value, int) and not isinstance(value, bool):
+            return float(value)
+        if isinstance(value, hint) and (hint is bool or not isinstance(value, bool)):
+            return value
+        raise DeclarationError(f"{where}: expected {hint.__name__}, got {_name_of(value)}")
+
+    return convert
+
+
+def _at(where: str, key: str) -> str:
+    return f"{where}.{key}" if key.isidentifier() else f"{where}[{key!r}]"
+
+
+def _name_of(value: Any) -> str:
+    names = {dict: "an object", list: "an array", str: "a string", bool: "a boolean"}
+    if value is None:
+        return "null"
+    return names.get(type(value), f"a number ({value!r})")
+
+
+def _describe(hint: Any) -> str:
+    return " | ".join(getattr(option, "__name__", str(option)) for option in typing.get_args(hint))
