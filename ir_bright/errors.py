@@ -16,6 +16,7 @@ __all__ = [
     "IrBrightError",
     "MeasureError",
     "MissingDependencyError",
+    "NotOnHubError",
     "OfflineError",
     "RunFormatError",
     "UnreadableFileError",
@@ -35,6 +36,11 @@ class DownloadError(IrBrightError, OSError):
 
 class OfflineError(DownloadError):
     """A hub file is not cached and the hub cannot (or may not) be reached."""
+
+
+class NotOnHubError(DownloadError):
+    """The hub has no such file at the revision asked for (HTTP 404): a wrong revision or
+    endpoint, or a dataset that did not exist yet (or any more) at that revision."""
 
 
 class ChecksumError(DownloadError):

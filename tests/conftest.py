@@ -11,7 +11,7 @@ from typing import NamedTuple
 import pytest
 
 from tests.fixtures import bright_hub as bright_fixture
-from tests.fixtures import builds, hubserver, r2med_hub, tempo_hub
+from tests.fixtures import builds, hubserver, r2med_hub, revisions_hub, tempo_hub
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -80,6 +80,16 @@ def bright(bright_hub):
     """The fixture BRIGHT's four domains on the loopback hub (a test file may override this
     with other domains: ``return bright_hub(DOMAINS)``)."""
     return bright_hub()
+
+
+@pytest.fixture
+def bright_revisions(hub, hub_root, monkeypatch):
+    """BRIGHT at two commits, mteb-v1 and mteb-v1.1 (= ``main``), with planted edits between
+    them (tests/fixtures/revisions_hub.py), on the loopback hub with its listing API, each file
+    verified by the hub's listing for its commit; returns the rows written, by commit."""
+    monkeypatch.setenv("IR_BRIGHT_VERIFY", "hub")
+    hub.listing = True
+    return revisions_hub.serve(hub, hub_root)
 
 
 @pytest.fixture

@@ -119,7 +119,7 @@ def test_csv_starts_with_its_header_row_in_every_command(bright, cli, tmp_path):
     _, scored, _ = cli("evaluate", "bright/pony", str(run), "-m", "R@10", "--format", "csv")
     assert scored.splitlines() == ["run,R@10", f"{run},0.5"]  # query 1 is missing: 0
     _, published, _ = cli("references", "--benchmark", "bright", "--format", "csv")
-    header = "benchmark,name,label,setting,date,measure,source,Avg"
+    header = "benchmark,name,label,setting,date,revision,measure,source,Avg"
     assert published.splitlines()[0] == header
 
 

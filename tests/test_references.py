@@ -105,10 +105,26 @@ def test_csv_and_markdown_of_one_benchmark(cli):
     status, out, err = cli("references", "--benchmark", "bright-long", "--format", "csv")
     assert status == 0, err
     header, *rows = csv.reader(io.StringIO(out))
-    assert header == ["benchmark", "name", "label", "setting", "date", "measure", "source", "Avg"]
+    assert header == [
+        "benchmark",
+        "name",
+        "label",
+        "setting",
+        "date",
+        "revision",
+        "measure",
+        "source",
+        "Avg",
+    ]
     assert len(rows) == 17 and {r[0] for r in rows} == {"bright-long"}  # 13 paper rows + 4
     qwen = next(r for r in rows if r[1] == "paper-qwen")
-    assert (qwen[3], qwen[4], qwen[5], qwen[7]) == ("original", "2024-07-11", "R@1", "27.8")
+    assert (qwen[3], qwen[4], qwen[5], qwen[6], qwen[8]) == (
+        "original",
+        "2024-07-11",
+        "a75a0eb",
+        "R@1",
+        "27.8",
+    )
     status, out, _ = cli("references", "-b", "bright")
     lines = out.splitlines()
     assert status == 0 and lines[0].startswith("| benchmark | name |")

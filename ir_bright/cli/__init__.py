@@ -46,6 +46,7 @@ SUBCOMMANDS = (
     "report",
     "compare",
     "references",
+    "diff",
 )
 DESCRIPTION = (
     "{families} for ir_datasets: list, download, describe and export the datasets, score runs "

@@ -11,9 +11,11 @@ from . import add_subcommand, one_of, output_format
 FORMATS = ("markdown", "csv", "json")
 EPILOG = """Each row: its benchmark and name (what `report --reference NAME` and `--check NAME`
 take), label, setting as the leaderboard labels it (original, <model>-reasoning, rerank with its
-first stage, reranker and depth, agentic, unknown), date, the measure, the published average
-and where it was read. json adds the per-domain values (null where the source gives only the
-average) and the leaderboard's institution and link where it gives them.
+first stage, reranker and depth, agentic, unknown), date, the revision of the hub data it was
+made at where its source says so (a commit; `report --check` warns when your runs were scored
+at another), the measure, the published average and where it was read. json adds the
+per-domain values (null where the source gives only the average), the leaderboard's
+institution and link where it gives them, and the full revision with why it is known.
 
 examples:
   ir-bright references --benchmark bright-long
@@ -52,13 +54,18 @@ def run(args: argparse.Namespace) -> int:
     from ..results.tables import Grid, render
 
     records = listing(args.benchmark)
-    header = ["benchmark", "name", "label", "setting", "date", "measure", "source", "Avg"]
+    header = ["benchmark", "name", "label", "setting", "date", "revision", "measure", "source"]
     rows = []
     for r in records:
         info = SystemInfo(r["setting"], r.get("first_stage"), r.get("reranker"), r.get("depth"))
         setting = info.text() if info != SystemInfo() else "-"
-        cells = (r["benchmark"], r["name"], r["label"], setting, r["date"] or "-", r["measure"])
-        rows.append([*cells, r["source"], "-" if r["average"] is None else str(r["average"])])
-    grid = Grid(header, rows, text_columns=len(header) - 1)
+        revision = r["revision"][:7] if r.get("revision") else "-"
+        cells = (r["benchmark"], r["name"], r["label"], setting, r["date"] or "-", revision)
+        rows.append([*cells, r["measure"], r["source"], _average(r["average"])])
+    grid = Grid([*header, "Avg"], rows, text_columns=len(header))
     sys.stdout.write(render(grid, args.format, document=records, error=ReportError))
     return 0
+
+
+def _average(value: float | None) -> str:
+    return "-" if value is None else str(value)

@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 from typing import IO, Any
 
-from ..errors import ChecksumError, DownloadError, IrBrightError, unwritable_cache
+from ..errors import ChecksumError, DownloadError, IrBrightError, NotOnHubError, unwritable_cache
 from ..store.exclusive import create_exclusive
 from . import fetch_records
 from .config import HttpPatience, http_patience, redact, verification_enabled
@@ -117,7 +117,7 @@ class _Transfer:
             return
         refuse_status(self.url, response)
         if status == 404:
-            raise DownloadError(
+            raise NotOnHubError(
                 redact(
                     f"{self.url} answered HTTP 404: no such file at revision "
                     f"{self.file.asked_revision}; check HF_ENDPOINT and "

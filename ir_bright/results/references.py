@@ -4,7 +4,9 @@ beside a report's rows (``--reference``) or set against them cell by cell (``--c
 A published row holds ``label``, ``values`` (x100 as printed, by column label; ``null`` when
 the source gives only the average), ``average`` and ``source``; optionally ``setting`` (text,
 with ``first_stage``, ``reranker`` and ``depth`` beside it, or an object of those keys),
-``date``, ``institution``, ``link``, ``name`` and ``benchmark``. ``setting`` is ``original``
+``date``, ``institution``, ``link``, ``name``, ``benchmark``, and ``revision`` (the commit of
+the family's hub repository the row was made at, where its source says so) with
+``revision_source`` (why). ``setting`` is ``original``
 (the benchmark's queries), ``<model>-reasoning`` (an LLM's reasoning as the queries),
 ``rerank``, ``agentic`` or ``unknown`` (the source does not say); ``date`` is the row's date
 on a leaderboard (ISO 8601); ``source`` names where each number was read (paper and table,
@@ -26,7 +28,7 @@ from .scores import Check, CheckFailures, Row, Table
 from .system_info import SystemInfo
 
 _OPTIONAL = ("first_stage", "reranker", "depth")
-_GIVEN = ("institution", "link")
+_GIVEN = ("institution", "link", "revision", "revision_source")
 
 
 @cache

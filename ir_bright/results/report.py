@@ -22,6 +22,7 @@ from .benchmarks import (
 from .errors import ReportError
 from .plots import check_plot_path
 from .references import check, check_tolerance, reference_rows
+from .revision_check import revision_notes
 from .scores import Check, CheckFailures, Table, score
 from .system_info import apply_flags
 from .systems import DEFAULT_SYSTEM, collect, infer_benchmark
@@ -85,6 +86,8 @@ def make_report(request: ReportRequest) -> Report:
         system.info = infos[system.name]
     table = score(systems, bench, measure, request.progress, request.force)
     failures = check(table, request.check, request.tolerance) if request.check else CheckFailures()
+    if request.check:
+        revision_notes(table, request.check, systems)
     table.rows += reference_rows(request.references, bench, table.measure)
     if request.plot:
         plot(table, request.plot)

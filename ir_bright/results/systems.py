@@ -62,14 +62,15 @@ def _example_id() -> str:
     return families()[0].entries[0].id
 
 
-def _is_id_path(argument: str) -> bool:
+def is_id_path(argument: str) -> bool:
+    """Whether a run argument is ``ID=PATH`` (a file of that name that exists is a path)."""
     return "=" in argument and not Path(argument).exists()
 
 
 def _named_datasets(arguments: Sequence[str]) -> Iterable[str]:
     for argument in arguments:
         path = Path(argument)
-        if _is_id_path(argument):
+        if is_id_path(argument):
             yield argument.partition("=")[0]
         elif path.is_file():
             yield dataset_from_filename(path.name)
@@ -85,7 +86,7 @@ def collect(arguments: Sequence[str], bench: Benchmark, name: str = DEFAULT_SYST
     systems: list[System] = []
     for argument in arguments:
         path = Path(argument)
-        if _is_id_path(argument):
+        if is_id_path(argument):
             _add(loose, *_id_path(argument, bench))
         elif path.is_file():
             _add(loose, _file_dataset(path, bench), path)
