@@ -7,6 +7,8 @@ ir_datasets (replacing the core's defective ``bright/*`` entries: one INFO recor
 ``ir_bright.registry`` logger says so, shown where the user configured logging) and the
 ``Official(...)`` measure with ir_measures: at once when either is imported already, else right
 after the first of them is imported (:mod:`ir_bright.when_imported`), in every process alike.
+Whatever the registration meets, the host's import succeeds: an error is logged once and
+raised when one of the package's public names is next used, and the registration retried.
 So a process that imports neither, as ``ir-bright --help``, does not pay for them. It loads
 nothing heavy and builds no dataset: the ids come from the data files, a family's datasets
 are built when one is first used (:mod:`ir_bright.registry`), and pyarrow, NumPy, pandas and
@@ -16,6 +18,7 @@ the plotting and statistics libraries are imported by the calls that use them.
 from . import lazy as _lazy
 from ._version import __version__
 from .log import install as _install_logging
+from .when_imported import ensure as _ensure_registered
 from .when_imported import when_imported as _when_imported
 
 __all__ = [
@@ -60,7 +63,17 @@ def _register() -> None:
         register()
 
 
-__getattr__ = _lazy.exports(__name__, _EXPORTS)
+_exported = _lazy.exports(__name__, _EXPORTS)
+
+
+def __getattr__(name: str) -> object:
+    """A public name, from its module; first the registration is made sure of, so that an
+    error it met at import (where it is never raised into the host's import) is raised here,
+    where the user uses what it registers."""
+    value = _exported(name)
+    if name != "register":
+        _ensure_registered(__name__)
+    return value
 
 
 def __dir__() -> list[str]:

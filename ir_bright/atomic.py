@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import hashlib
 import os
 import re
 import secrets
@@ -46,6 +47,7 @@ _NONBLOCK = getattr(os, "O_NONBLOCK", 0)
 _DIRECTORY = getattr(os, "O_DIRECTORY", 0)
 _TOKEN = "[a-z0-9_]{8,16}"  # ours are 12 hex digits; older versions' came from mkstemp
 _ATTEMPTS = 100
+_NAME_MAX = 255  # bytes in a file name: Linux's, macOS's and Windows' file systems
 
 
 class Pending:
@@ -93,8 +95,9 @@ class Pending:
 def _created(target: Path, mode: int) -> tuple[int, Path]:
     """A new temporary file beside ``target``, created exclusively and locked: its handle and
     name."""
+    stem = temporary_stem(target.name)
     for _ in range(_ATTEMPTS):
-        path = target.with_name(f".{target.name}.{secrets.token_hex(6)}{SUFFIX}")
+        path = target.with_name(f".{stem}.{secrets.token_hex(6)}{SUFFIX}")
         flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC
         try:
             handle = os.open(path, flags, mode)
@@ -122,7 +125,21 @@ def replaced(target: Path, mode: int = 0o644, durable: bool = False) -> Iterator
 
 def temporary_names(target: Path) -> re.Pattern[str]:
     """The pattern of the temporary files' names of ``target`` (this version's and older)."""
-    return re.compile(rf"\.{re.escape(Path(target).name)}\.{_TOKEN}{re.escape(SUFFIX)}")
+    stem = re.escape(temporary_stem(Path(target).name))
+    return re.compile(rf"\.{stem}\.{_TOKEN}{re.escape(SUFFIX)}")
+
+
+def temporary_stem(name: str) -> str:
+    """The part of a temporary file's name that comes from its target's name: the name
+    itself, or, where the temporary name would pass the longest file name (255 bytes), its
+    first bytes and a digest of the whole name (unique to the name, so no other file's)."""
+    encoded = os.fsencode(name)
+    room = _NAME_MAX - len(f"..{secrets.token_hex(6)}{SUFFIX}")
+    if len(encoded) <= room:
+        return name
+    digest = hashlib.sha256(encoded).hexdigest()[:16]
+    kept = encoded[: room - len(digest) - 1].decode("utf-8", "ignore")  # no half character
+    return f"{kept}~{digest}"
 
 
 def reap(target: Path) -> None:

@@ -73,8 +73,10 @@ WRITABLE_FIX = "set IR_DATASETS_HOME to a writable folder"
 def unwritable_cache(path: os.PathLike | str, exc: OSError, what: str = "") -> CacheError:
     """The one error for a cache file or folder that cannot be written: ``cannot write
     <what> <path> (<reason>): <fix>``, the fix pointing at ``IR_DATASETS_HOME`` (a disk with
-    room when the disk is full, a writable folder otherwise)."""
+    room when the disk is full, the limit to raise when the machine's ran out, a writable
+    folder otherwise)."""
     fix = ROOM_FIX if exc.errno in (errno.ENOSPC, errno.EDQUOT) else WRITABLE_FIX
+    fix = exhausted(exc) or fix  # out of descriptors: the folder is not the problem
     name = f"{what} {os.fspath(path)}" if what else os.fspath(path)
     return CacheError(f"cannot write {name} ({exc.strerror or exc}): {fix}")
 
@@ -114,3 +116,31 @@ def require(module: str, extra: str):
         raise MissingDependencyError(
             f"{module} is needed here but not installed: pip install 'ir_bright[{extra}]'"
         ) from exc
+
+
+_EXHAUSTED = {
+    errno.ENFILE: "too many open files on the machine: close some programs, then run again",
+    errno.EMFILE: "too many open files for this process: raise the limit (ulimit -n)",
+    errno.EAGAIN: "no more processes or threads may start: raise the limit (ulimit -u) or stop "
+    "some other work",
+    errno.ENOMEM: "out of memory: free some memory, then run again",
+}
+_THREAD_START = "can't start new thread"  # threading's RuntimeError where a thread cannot start
+
+
+def exhausted(exc: BaseException) -> str | None:
+    """The machine resource that ran out, as a hint naming it and the fix, when ``exc`` says
+    one did (open files, processes or threads, memory; an ``OSError`` by its errno, Arrow's
+    and threading's errors by their text); None for any other error. Such an error is never
+    the fault of the file being read or written when it struck."""
+    if isinstance(exc, MemoryError):
+        return _EXHAUSTED[errno.ENOMEM]
+    if isinstance(exc, OSError) and exc.errno in _EXHAUSTED:
+        return _EXHAUSTED[exc.errno]
+    text = str(exc)
+    if _THREAD_START in text:
+        return _EXHAUSTED[errno.EAGAIN]
+    for number, hint in _EXHAUSTED.items():  # ENFILE's text holds EMFILE's: it comes first
+        if os.strerror(number) in text:
+            return hint
+    return None

@@ -12,7 +12,7 @@ import logging
 from collections.abc import Iterable
 from typing import Any
 
-from .errors import IrBrightError
+from .errors import IrBrightError, exhausted
 
 __all__ = ["describe", "overview", "summary"]
 
@@ -123,6 +123,8 @@ def damage(file: Any) -> str | None:
         try:
             pq.read_metadata(path)
         except Exception as exc:  # noqa: BLE001 - Arrow and OS errors alike
+            if exhausted(exc):
+                raise  # the machine's limit: the file may well be good
             reason = " ".join(str(exc).split()) or type(exc).__name__
             return f"cached file {path} is not a readable parquet file ({reason})"
     return None

@@ -19,8 +19,12 @@ from itertools import compress, filterfalse, groupby, repeat
 from operator import itemgetter, lt, not_
 from typing import Any
 
+# the package before its submodule: Python locks a submodule before its parent, so a thread
+# importing ir_datasets.formats first can deadlock with one importing ir_datasets
+import ir_datasets  # noqa: F401
 from ir_datasets.formats import TrecQrel
 
+from .errors import CacheError
 from .runs.columns import qrel_columns
 
 EXCLUDED = -100
@@ -30,6 +34,26 @@ NO_ID = "N/A"  # the benchmarks' sentinel for "no id" in id lists
 def is_id(value: object) -> bool:
     """Whether a list entry is a real id (not None, empty, or the ``"N/A"`` sentinel)."""
     return isinstance(value, str) and value not in ("", NO_ID)
+
+
+def judged_label(score: Any, path: Any, excludes: bool) -> int:
+    """A judgement file's score as the benchmark's official code reads it (``int(score)``):
+    the one reader of a label in the families' judgement files.
+    A negative label means "excluded" to the official protocol (:func:`split_qrels`), so in
+    a benchmark whose protocol excludes nothing (``excludes`` false) it is no grade any
+    official script gives: the file is refused as malformed, as is a score that is not a whole
+    number, in one line naming ``path`` and the fix."""
+    try:
+        label = None if isinstance(score, bool) else int(score)
+    except (TypeError, ValueError, OverflowError):
+        label = None
+    if label is None or (label < 0 and not excludes):
+        what = "a whole number" if label is None else "a grade (the benchmark excludes nothing)"
+        raise CacheError(
+            f"{path}: a qrels score {score!r} is not {what}: not the hub's file? delete it and "
+            "run again to fetch it anew"
+        )
+    return label
 
 
 def query_qrels(

@@ -51,6 +51,8 @@ def _write(handler: logging.Handler, record: logging.LogRecord) -> None:
     """Print ``record`` on stderr; where bars show (a terminal, a notebook) through
     ``tqdm.write``, which clears the bars on screen first and draws them again after the line,
     so that no line is glued to a bar."""
+    if sys.stderr is None:  # closed by the caller (pythonw, a daemon): nowhere to print
+        return
     try:
         line = handler.format(record)
         if not (_interactive() or sys.stderr.isatty()):
@@ -148,7 +150,7 @@ def progress(enabled: bool = True, **options: Any):
     stderr is no terminal, elsewhere shown on a terminal only."""
     from tqdm import tqdm
 
-    if not enabled or quiet():
+    if not enabled or quiet() or sys.stderr is None:  # None: the caller closed stderr
         disable: bool | None = True
     else:
         disable = False if _interactive() else None

@@ -10,17 +10,21 @@
   pointing where it pointed (its target is replaced, with the target's permissions);
 - anything else (a FIFO, a character device such as ``/dev/null``, ``/dev/stdout``, a path in
   ``/dev`` or ``/proc``): opened and written in place, as ``sort -o`` or ``cp`` write them;
-- refused with a one-line error: an empty path, a folder, a path inside the ir_datasets cache
+- refused with a one-line error: an empty path, a folder (or a path ending in ``/``, which
+  names one), a path inside the ir_datasets cache
   (``IR_DATASETS_HOME``, by default ``~/.ir_datasets``: an output must never replace a cached
   file), and one of the command's own input files.
 
 A write that fails (a full disk, ``/dev/full``) raises the error class given, naming the output
-and the reason, e.g. ``no space left on device``; a reader that went away (``| head``) raises
-``BrokenPipeError``, which the command line ends quietly on, as for stdout.
+and the reason, e.g. ``no space left on device``; a FIFO's reader that went away raises
+:class:`ReaderGone` (a ``BrokenPipeError``), which the command line ends quietly on, as on a
+closed stdout (``| head``), and only then.
 
 An output may have a *sidecar*, ``<path>.json``, that describes it (``bm25 -o RUN`` writes the
 run's provenance there); the two are one unit. The sidecar is checked with the output, before
-any work (it must be a regular file or a new path; a folder or a FIFO there is refused). It is
+any work (it must be a regular file or a new path; a folder or a FIFO there is refused; a
+symbolic link there is replaced by the file, never written through: the user named the output,
+not the sidecar, and a link there may lead to any of their files). It is
 written when the output is complete and names the output's bytes (``{"name", "size",
 "sha256"}``, given to the function that writes it); then the old sidecar is removed, the output
 renamed into place and the new sidecar after it, under a lock on the folder. So a sidecar never
@@ -42,7 +46,7 @@ from pathlib import Path
 from typing import IO, Any, TypeVar
 
 from . import atomic
-from .errors import IrBrightError
+from .errors import IrBrightError, exhausted
 from .reading import file_digests, kind_of
 from .signals import sigterm_exits
 
@@ -66,7 +70,9 @@ class Output:
     ``what`` names the output in messages (``the run``, ``the table``); ``inputs`` are the
     command's input files, which the output may not be; ``error`` is the error class raised.
     ``sidecar`` names the sidecar in messages (``the run's provenance``) when the output has
-    one (only a file replaced whole has: not stdout, a FIFO or a device).
+    one (only a file replaced whole has: not stdout, a FIFO or a device). ``follows_links``:
+    a symbolic link at ``path`` has its target replaced (the path the user named), else the
+    link itself is replaced by the file (a name the user never gave, as the sidecar's).
     """
 
     def __init__(
@@ -77,15 +83,19 @@ class Output:
         error: type[IrBrightError] = IrBrightError,
         option: str = "-o",
         sidecar: str | None = None,
+        follows_links: bool = True,
     ):
         self.what, self.error, self.option = what, error, option
         self.path: Path | None = None
         self.sidecar: Output | None = None
+        self._follows_links = follows_links
         if path is None or os.fspath(path) == STDOUT:
             return
         text = os.fspath(path)
         if not text.strip():
             raise error(f"{option} is empty: give a file name, or - (or no {option}) for stdout")
+        if text.endswith(("/", os.sep)):  # Path() would drop the slash that makes it a folder
+            raise error(f"{option} {text} is a folder: give a file name, e.g. {text}out.txt")
         self.path = Path(text)
         inputs = list(inputs)
         self._refuse(inputs)
@@ -106,10 +116,10 @@ class Output:
         if str(self.path).startswith(_IN_PLACE_ROOTS):
             return True
         try:
-            mode = os.stat(self.path).st_mode
+            mode = (os.stat if self._follows_links else os.lstat)(self.path).st_mode
         except OSError:  # a new path (or a dangling link, replaced where it points)
             return False
-        return not stat.S_ISREG(mode)
+        return not (stat.S_ISREG(mode) or stat.S_ISLNK(mode))
 
     @contextlib.contextmanager
     def open(
@@ -128,17 +138,27 @@ class Output:
                 sys.stdout.flush()
             elif self.in_place:
                 with open(self.path, "w", encoding=encoding, newline=newline) as out:
-                    yield out
+                    try:
+                        yield out
+                        out.flush()
+                    except BrokenPipeError as exc:
+                        if not reader_gone(out.fileno()):
+                            raise
+                        _drop_unwritten(out.fileno())
+                        raise ReaderGone(*exc.args) from None
             else:
                 with self._replaced(encoding, newline, sidecar) as out:
                     yield out
         except BrokenPipeError:
-            raise  # the reader of stdout, a pipe or a FIFO went away: the command ends quietly
+            raise  # stdout's or a FIFO's reader went away (the command line ends quietly) or
+            # the work's own pipe broke (an error): the command line tells which
         except IrBrightError:
             raise  # the work inside the block failed (a download, a bad input), not the write
         except OSError as exc:
             if exc.filename is not None and not self._names(exc.filename):
                 raise  # reading another file failed inside the block
+            if exhausted(exc):
+                raise  # open files or processes ran out: the machine's limit, not the output
             raise self._failed(exc) from None
 
     def write_bytes(self, data: bytes) -> None:
@@ -187,8 +207,10 @@ class Output:
                     beside.discard()
 
     def _target(self) -> Path:
-        """The file replaced: the path, or what it links to."""
+        """The file replaced: the path, or what it links to when the output follows links."""
         assert self.path is not None
+        if not self._follows_links:  # the link itself, in its folder's real place
+            return Path(os.path.realpath(self.path.parent)) / self.path.name
         return Path(os.path.realpath(self.path))
 
     def _commit(self, pending: atomic.Pending, beside: atomic.Pending | None) -> None:
@@ -266,12 +288,40 @@ class Output:
         if self.path is None or not isinstance(filename, (str, os.PathLike)):
             return False
         target, named = Path(os.path.realpath(self.path)), Path(os.path.realpath(filename))
-        partial = named.parent == target.parent and named.name.startswith(f".{target.name}.")
+        stem = atomic.temporary_stem(target.name)
+        partial = named.parent == target.parent and named.name.startswith(f".{stem}.")
         return named == target or partial
 
     def _failed(self, exc: OSError) -> IrBrightError:
         reason = (exc.strerror or type(exc).__name__).lower()
         return self.error(f"cannot write {self.what} to {self.label}: {reason}")
+
+
+class ReaderGone(BrokenPipeError):
+    """The reader of an output written in place (a FIFO) went away: the command ends quietly,
+    as on a closed stdout."""
+
+
+def reader_gone(fd: int) -> bool:
+    """Whether the reader of the pipe (or socket) ``fd`` went away: it reports an error or a
+    hang-up. Where that cannot be asked (no ``poll``), a broken pipe is taken to be it."""
+    try:
+        import select
+
+        poll = select.poll()
+    except (ImportError, AttributeError):
+        return True
+    poll.register(fd, 0)  # errors and hang-ups are always reported
+    return any(events & (select.POLLERR | select.POLLHUP) for _, events in poll.poll(0))
+
+
+def _drop_unwritten(fd: int) -> None:
+    """Point ``fd``, whose reader went away, at ``/dev/null``: what is left in its buffer is
+    dropped when it closes, instead of breaking the pipe again."""
+    with contextlib.suppress(OSError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, fd)
+        os.close(devnull)
 
 
 def write_output(
@@ -321,9 +371,12 @@ def _pending(target: Path) -> atomic.Pending:
     those a new file gets (the umask's)."""
     pending = atomic.Pending(target, 0o666)
     try:
-        mode = stat.S_IMODE(os.stat(target).st_mode)
+        found = os.lstat(target).st_mode
     except OSError:
         return pending
+    if stat.S_ISLNK(found):  # a link replaced by the file: a new file's permissions
+        return pending
+    mode = stat.S_IMODE(found)
     try:
         os.fchmod(pending.file.fileno(), mode)
     except BaseException:
@@ -338,12 +391,13 @@ def _sidecar_of(output: Output, what: str, inputs: list[str | os.PathLike[str]])
     assert output.path is not None
     path = Path(str(output.path) + SIDECAR_SUFFIX)
     try:
-        mode: int | None = os.stat(path).st_mode
+        mode: int | None = os.lstat(path).st_mode
     except OSError:
         mode = None  # a new path
-    if mode is not None and not stat.S_ISREG(mode):
+    if mode is not None and not (stat.S_ISREG(mode) or stat.S_ISLNK(mode)):
         raise output.error(
             f"{output.option} {output.path}: {what} goes to {path}, which is "
             f"{kind_of(mode)}: remove it or give another {output.option}"
         )
-    return Output(path, what, inputs, output.error, f"{output.option} {output.path}'s sidecar")
+    option = f"{output.option} {output.path}'s sidecar"
+    return Output(path, what, inputs, output.error, option, follows_links=False)

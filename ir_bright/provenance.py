@@ -142,14 +142,15 @@ def write_run_provenance(
     ``entities`` of ``dataset`` the run was ranked from, ``extra`` (the retriever's
     parameters, e.g. ``{"model": ...}``) and the run file's name, size and sha256 as it is
     now; return its path. (A command writing a run writes the two as one unit instead.)"""
-    from .outputs import SIDECAR_SUFFIX, write_output
+    from .outputs import SIDECAR_SUFFIX, Output
 
     run = Path(run)
     target = run.with_name(run.name + SIDECAR_SUFFIX)
     size, sums = file_digests(run)
     facts = {"name": run.name, "size": size, "sha256": sums["sha256"]}
     text = sidecar_text(run_provenance(dataset, extra, entities, facts))
-    write_output(target, lambda out: out.write(text), "the run's provenance")
+    with Output(target, "the run's provenance", follows_links=False).open() as out:
+        out.write(text)  # a link there is replaced: the name is derived, not the user's
     return target
 
 

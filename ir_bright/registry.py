@@ -193,10 +193,16 @@ def _built_collection(name: str) -> Mapping[str, Dataset]:
 
 
 def _register_measures() -> None:
+    """Register each measure module's measures; a module absent from the installed package is
+    skipped, while any other error (a module it imports that moved upstream, say) propagates:
+    swallowed, it would leave ``Official`` silently unregistered."""
     for name in ("scoring.provider", "scoring.aspect_measures"):
+        module = f"{__package__}.{name}"
         try:
-            measures = importlib.import_module(f"{__package__}.{name}")
-        except ModuleNotFoundError:
+            measures = importlib.import_module(module)
+        except ModuleNotFoundError as exc:
+            if exc.name != module:
+                raise
             continue
         measures.register()
 
@@ -269,11 +275,16 @@ def load(dataset: str | Any) -> Any:
     if not isinstance(dataset, str):
         return _dataset_of(dataset)
     register()
-    if dataset in dataset_table() or (
-        "@" in dataset and family_of(dataset) is not None and dataset.count("@") == 1
-    ):
-        return ir_datasets.load(dataset)
     from .errors import DatasetNotFoundError
+
+    plain, at, revision = dataset.partition("@")
+    if dataset in dataset_table() or (at and family_of(plain) is not None):
+        if at and (not revision.strip() or "@" in revision):
+            raise DatasetNotFoundError(
+                f"{dataset!r} names no revision after its @: give an alias its family declares, "
+                f"main or a commit (`ir-bright info {plain}` lists the aliases)"
+            )
+        return ir_datasets.load(dataset)
 
     if not dataset.strip():
         raise DatasetNotFoundError(

@@ -105,3 +105,39 @@ def test_good_values_are_read_as_given(monkeypatch):
     assert http_patience() == HttpPatience(retries=0, backoff=0.0, timeout=0.5)
     monkeypatch.setenv("IR_BRIGHT_HTTP_RETRIES", "3.0")
     assert http_patience().retries == 3
+
+
+@pytest.mark.parametrize(
+    "name", ["IR_BRIGHT_HTTP_RETRIES", "IR_BRIGHT_HTTP_BACKOFF", "IR_BRIGHT_HTTP_TIMEOUT"]
+)
+def test_a_number_of_5000_digits_is_a_short_one_line_error_naming_the_variable(
+    hub, hub_root, monkeypatch, name
+):
+    put(hub_root, "config/split.parquet")
+    monkeypatch.setenv(name, "9" * 5000)
+    with pytest.raises(DownloadError) as error:
+        hub_file().fetch()
+    message = str(error.value)
+    assert message.startswith(f"{name}=") and "\n" not in message and len(message) < 300
+
+
+@pytest.mark.parametrize(
+    "revision", ["..", ".", "../..", "../../elsewhere", "a/../../b", "/abs", "%2E%2E", "main"]
+)
+def test_no_revision_leads_out_of_its_familys_cache_folder(monkeypatch, isolated_home, revision):
+    from ir_bright import hub
+    from ir_bright.families.brightpro import source
+
+    monkeypatch.setenv("IR_BRIGHT_REVISION", revision)
+    family_folder = (hub.cache_home() / source.NAMESPACE).resolve()
+    listing = source.Split("examples", "biology").listing_path()
+    folder = listing.parent.parent
+    assert folder.resolve().parent == family_folder, folder
+    assert listing.resolve().is_relative_to(family_folder)
+
+
+def test_revision_folders_are_distinct_for_distinct_revisions():
+    from ir_bright.hub.config import revision_folder
+
+    revisions = ["..", ".", "%2E%2E", "%2E.", "a/b", "a%2Fb", "main", ".hidden", "v1.0"]
+    assert len({revision_folder(r) for r in revisions}) == len(revisions)

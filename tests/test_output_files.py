@@ -234,3 +234,85 @@ def test_a_plot_in_the_cache_is_refused(isolated_home):
 
     with pytest.raises(ReportError, match="inside the ir_datasets cache"):
         check_plot_path(isolated_home / "bright" / "chart.png")
+
+
+@pytest.mark.parametrize("length", [236, 237, 250, 255])
+def test_a_file_name_of_up_to_255_bytes_is_written_and_its_leftovers_reaped(tmp_path, length):
+    from ir_bright import atomic
+
+    name = ("é" * length)[: length // 2] + "x" * (length % 2)  # two bytes a character
+    assert len(os.fsencode(name)) == length
+    target = tmp_path / name
+    with Output(target).open() as out:
+        out.write("run\n")
+    assert target.read_text() == "run\n" and leftovers(tmp_path) == []
+    pending = atomic.Pending(target)  # a writer killed mid-write leaves its temporary file
+    os.close(os.dup(pending.file.fileno()))
+    assert atomic.temporary_names(target).fullmatch(pending.path.name)
+    assert len(os.fsencode(pending.path.name)) <= 255
+    pending.file.close()  # its lock goes with it: the next write reaps it
+    with Output(target).open() as out:
+        out.write("again\n")
+    assert target.read_text() == "again\n" and leftovers(tmp_path) == []
+
+
+def test_temporary_names_of_two_long_names_differ_where_the_names_do(tmp_path):
+    from ir_bright import atomic
+
+    first, second = tmp_path / ("a" * 250 + "1"), tmp_path / ("a" * 250 + "2")
+    pending = atomic.Pending(first)
+    assert atomic.temporary_names(first).fullmatch(pending.path.name)
+    assert not atomic.temporary_names(second).fullmatch(pending.path.name)
+    pending.discard()
+
+
+@pytest.mark.parametrize("given", ["newdir/", "newdir//", "runs/newdir/"])
+def test_a_path_ending_in_a_slash_names_a_folder_and_is_refused(
+    dataset, run_file, tmp_path, capsys, monkeypatch, given
+):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(IrBrightError, match="is a folder: give a file name"):
+        Output(given)
+    status, out, err = evaluate(capsys, run_file, "-o", given)
+    assert status == 2 and "is a folder" in err and err.count("\n") == 1
+    assert not (tmp_path / given.split("/")[0]).exists()
+
+
+def sidecar_written(target: Path, text: str) -> None:
+    output = Output(target, "the run", sidecar="the run's provenance")
+    with output.open(sidecar=lambda facts: json.dumps(facts)) as out:
+        out.write(text)
+
+
+def test_a_sidecar_that_is_a_link_is_replaced_never_written_through(tmp_path):
+    """The user named the run, not ``run.json``: a link there (to their notes) is replaced
+    by the sidecar, and the notes stay as they were."""
+    notes = tmp_path / "users_notes.json"
+    notes.write_text('{"mine": true}\n')
+    run = tmp_path / "run.trec"
+    (tmp_path / "run.trec.json").symlink_to(notes)
+    sidecar_written(run, "1 Q0 d 1 1.0 t\n")
+    assert notes.read_text() == '{"mine": true}\n'
+    sidecar = tmp_path / "run.trec.json"
+    assert not sidecar.is_symlink() and json.loads(sidecar.read_text())["name"] == "run.trec"
+
+
+def test_a_run_provenance_written_beside_a_run_never_writes_through_a_link(dataset, tmp_path):
+    from ir_bright.provenance import write_run_provenance
+
+    notes = tmp_path / "users_notes.json"
+    notes.write_text("notes\n")
+    run = tmp_path / "run.trec"
+    run.write_text("1 Q0 d 1 1.0 t\n")
+    (tmp_path / "run.trec.json").symlink_to(notes)
+    written = write_run_provenance(run, TEST_ID, {"model": "m"}, entities=())
+    assert notes.read_text() == "notes\n" and not written.is_symlink()
+
+
+def test_the_named_output_that_is_a_link_still_has_its_target_written(tmp_path):
+    real = tmp_path / "real.trec"
+    real.write_text("old\n")
+    link = tmp_path / "run.trec"
+    link.symlink_to(real)
+    sidecar_written(link, "new\n")
+    assert link.is_symlink() and real.read_text() == "new\n"

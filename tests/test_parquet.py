@@ -68,3 +68,36 @@ def test_a_store_that_cannot_be_rebuilt_is_a_one_line_error_naming_it(corpus, mo
         message = str(error.value)
         assert str(ArrowStore.path_for(path)) in message and "IR_DATASETS_HOME" in message
         assert "\n" not in message
+
+
+def with_non_utf8_column_name(path) -> None:
+    """Rewrite ``path``'s footer so that one column's name is not UTF-8 (same length)."""
+    data = path.read_bytes()
+    name = b"zz\xc3\xa9"  # "zzé"
+    assert name in data
+    path.write_bytes(data.replace(name, b"zz\xff\xfe"))
+
+
+def test_a_footer_with_a_name_that_is_not_utf8_is_the_one_line_damaged_file_error(tmp_path):
+    path = tmp_path / "examples.parquet"
+    pq.write_table(pa.table({"id": ["1"], "zzé": ["x"]}), path)
+    with_non_utf8_column_name(path)
+    for read in (
+        lambda: parquet.open_parquet(path),
+        lambda: parquet.read_columns(path, ["id"]),
+        lambda: list(parquet.read_batches(path, ["id"])),
+    ):
+        with pytest.raises(CacheError, match=r"cannot read .*examples.parquet as parquet .*delete"):
+            read()
+
+
+def test_a_hub_file_whose_footer_is_not_utf8_fails_commands_in_one_line(bright, hub_root, cli):
+    (examples,) = hub_root.rglob("examples/biology-*.parquet")
+    table = pq.read_table(examples)
+    pq.write_table(table.append_column("zzé", pa.array(["x"] * len(table))), examples)
+    with_non_utf8_column_name(examples)
+    for argv in (["export", "bright/biology", "queries"], ["bm25", "bright/biology"]):
+        outcome = cli(*argv)
+        line = outcome.err.strip().splitlines()[-1]
+        assert outcome.status == 2 and "internal error" not in outcome.err, outcome.err
+        assert "biology.queries.parquet as parquet" in line and "UnicodeDecodeError" not in line

@@ -204,3 +204,32 @@ def test_report_check_proves_a_reproduction_of_the_official_bm25(r2med, cli, tmp
     assert "0 of 8 cells outside" in out
     status, out, _ = cli("report", str(runs), "-b", "r2med", "--check", "paper-bm25")
     assert status == 1  # the fixture is not the real data
+
+
+@pytest.mark.parametrize("score", [-1, -100, "-1", "1.5"])
+def test_a_qrels_score_no_official_script_grades_is_refused_as_a_malformed_file(
+    r2med, hub_root, monkeypatch, score
+):
+    """R2MED's protocol excludes nothing, so a negative score is no exclusion (which the
+    official protocol's scorer would drop from the ranking: Official would then remove what
+    the docs promise it leaves); it and a score that is no whole number mean the file is not
+    the hub's: one line naming it and the fix."""
+    from ir_bright.errors import CacheError
+
+    monkeypatch.setenv("IR_BRIGHT_VERIFY", "0")  # the planted file is not the pinned one
+    (qrels,) = [p for p in hub_root.rglob("qrels.jsonl") if p.parent.name == "Biology"]
+    rows = [json.loads(line) for line in qrels.read_text().splitlines()]
+    rows[0]["score"] = score
+    qrels.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    with pytest.raises(CacheError, match=r"qrels\.jsonl: a qrels score .* is not a .*delete it"):
+        list(ir_datasets.load("r2med/biology").qrels_iter())
+
+
+def test_a_negative_label_is_an_exclusion_only_where_the_protocol_has_exclusions():
+    from ir_bright.errors import CacheError
+    from ir_bright.judgements import judged_label
+
+    assert judged_label(-100, "qrels", excludes=True) == -100
+    assert judged_label(1.0, "qrels", excludes=False) == 1  # int(score), as the official code
+    with pytest.raises(CacheError):
+        judged_label(-100, "qrels", excludes=False)

@@ -337,3 +337,42 @@ def test_a_glob_at_a_revision_downloads_each_id_at_it(two, cli, hub):
     paths = {path for _, path in hub.fetched}
     assert repo_path("examples", "theoremqa_theorems") in paths
     assert repo_path("examples", "theoremqa_questions") in paths
+
+
+@pytest.mark.parametrize(
+    "dataset_id", ["bright/biology@", "bright/biology@a@b", "bright/biology@ "]
+)
+def test_an_id_without_a_revision_after_its_at_is_one_line(cli, dataset_id):
+    outcome = cli("info", dataset_id)
+    assert outcome.status == 2 and "names no revision after its @" in outcome.err
+    assert len(outcome.err.strip().splitlines()) == 1
+
+
+def test_files_the_declaration_pins_as_twins_are_fetched_once_at_a_revision_when_the_same(
+    two, hub, isolated_home
+):
+    list(ir_datasets.load("bright/aops@mteb-v1").docs_iter())
+    questions = ir_datasets.load("bright/theoremqa-questions@mteb-v1")
+    assert {d.doc_id for d in questions.docs_iter()} == set(
+        two[OLD]["theoremqa_questions"]["documents"]
+    )
+    paths = [path for _, path in hub.fetched]
+    assert repo_path("documents", "aops") in paths
+    assert (
+        repo_path("documents", "theoremqa_questions") not in paths
+    )  # the hub lists the same bytes
+    folder = isolated_home / "bright" / f"@{OLD}"
+    aops, theorems = folder / "aops.docs.parquet", folder / "theoremqa-questions.docs.parquet"
+    assert aops.stat().st_ino == theorems.stat().st_ino
+
+
+def test_kin_with_other_bytes_at_a_revision_is_fetched_for_itself(two, hub, hub_root):
+    import pyarrow.parquet as pq
+
+    from tests.fixtures.bright_hub import _docs_table
+
+    target = hub_root / OLD / "xlangai/BRIGHT" / repo_path("documents", "theoremqa_questions")
+    pq.write_table(_docs_table({"only_here": "a document of theoremqa alone"}), target)
+    list(ir_datasets.load("bright/aops@mteb-v1").docs_iter())
+    questions = ir_datasets.load("bright/theoremqa-questions@mteb-v1")
+    assert [d.doc_id for d in questions.docs_iter()] == ["only_here"]

@@ -216,3 +216,20 @@ def test_a_good_entry_cap_is_read(monkeypatch):
     assert max_run_entries() == 10_000_000
     monkeypatch.delenv("IR_BRIGHT_MAX_RUN_ENTRIES")
     assert max_run_entries() == MAX_RUN_ENTRIES == 2_000_000
+
+
+@pytest.mark.parametrize("variable", ["IR_BRIGHT_MAX_RUN_ENTRIES", "IR_BRIGHT_MAX_RUN_BYTES"])
+@pytest.mark.parametrize("value", ["9" * 5000, "9" * 19, "0" * 5000])
+def test_a_bound_beyond_any_machine_is_a_one_line_error_naming_the_variable(
+    case, tmp_path, monkeypatch, capsys, variable, value
+):
+    """5,000 digits are past what ``int()`` reads (4,300) and any machine's memory."""
+    monkeypatch.setenv(variable, value)
+    path = tmp_path / "r.run"
+    path.write_text(run_text([("q0", "d0", 1.0)]))
+    with pytest.raises(RunFormatError, match=f"^{variable}=.* is not a number of"):
+        read_run(path)
+    status = main(["evaluate", TEST_ID, str(path)])
+    err = capsys.readouterr().err
+    assert status == 2 and len(err.strip().splitlines()) == 1 and variable in err
+    assert "internal error" not in err and len(err) < 400

@@ -8,12 +8,13 @@ so the tests check when it ran and what was complete by then.
 from __future__ import annotations
 
 import importlib.machinery
+import subprocess
 import sys
 import textwrap
 
 import pytest
 
-from ir_bright.when_imported import when_imported
+from ir_bright.when_imported import ensure, when_imported
 
 HOST, OTHER_HOST, OWN = "fakehost_wi", "fakeother_wi", "fakeown_wi"
 
@@ -108,12 +109,77 @@ def test_the_watch_leaves_no_trace_on_the_modules_or_the_finders(modules):
     assert host.LOADER_DURING is importlib.machinery.SourceFileLoader
 
 
-def test_an_error_of_the_action_propagates_from_the_import(modules):
+def test_an_error_of_the_action_never_breaks_the_host_import_and_is_raised_on_use(modules, caplog):
     modules(HOST, "WHOLE = True")
 
     def broken() -> None:
         raise RuntimeError("registration failed")
 
     when_imported([HOST], broken, OWN)
-    with pytest.raises(RuntimeError, match="registration failed"):
-        __import__(HOST)
+    host = importlib.import_module(HOST)  # the host's import succeeds whatever the guest meets
+    assert host.WHOLE is True
+    warnings = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    assert len(warnings) == 1 and "RuntimeError: registration failed" in warnings[0]
+    for _ in range(2):  # raised on each use, logged once
+        with pytest.raises(RuntimeError, match="registration failed"):
+            ensure(OWN)
+    assert len([r for r in caplog.records if r.levelname == "WARNING"]) == 1
+
+
+def test_a_failed_action_is_retried_and_marked_done_only_once_it_succeeds(modules):
+    modules(HOST, "WHOLE = True")
+    modules(f"{OWN}.later", "WHOLE = True")
+    attempts: list[str] = []
+
+    def flaky() -> None:
+        attempts.append("try")
+        if len(attempts) < 3:
+            raise OSError("not yet")
+
+    when_imported([HOST], flaky, OWN)
+    importlib.import_module(HOST)  # first attempt fails
+    importlib.import_module(f"{OWN}.later")  # a watched import completes: second attempt
+    assert attempts == ["try", "try"]
+    ensure(OWN)  # first use: the third attempt succeeds
+    assert attempts == ["try"] * 3
+    ensure(OWN)
+    assert attempts == ["try"] * 3  # done: never run again
+    assert not any(getattr(f, "watched_package", None) == OWN for f in sys.meta_path)
+
+
+def test_a_second_watch_of_the_package_replaces_the_first(modules):
+    """What a reload of the module (a new class) or of the package does: one watch is left,
+    and an import meets no watch asking another for ever."""
+    modules(HOST, "WHOLE = True")
+    seen: list[str] = []
+
+    class OldWatch:  # a watch made by an earlier copy of the module
+        watched_package = OWN
+
+        def find_spec(self, fullname, path, target=None):
+            raise AssertionError("the replaced watch was asked")
+
+    sys.meta_path.insert(0, OldWatch())
+    when_imported([HOST], recorder(seen), OWN)
+    assert [getattr(f, "watched_package", None) for f in sys.meta_path].count(OWN) == 1
+    importlib.import_module(HOST)
+    assert seen == ["host True, own None"]
+
+
+def test_reloading_the_hook_and_the_package_leaves_imports_working():
+    code = """
+import importlib, sys
+import ir_bright, ir_bright.when_imported
+importlib.reload(ir_bright.when_imported)
+importlib.reload(ir_bright)
+import ir_measures, ir_datasets
+ir_measures.parse_measure("Official(nDCG@10)")
+assert "bright/biology" in ir_datasets.registry._registered
+importlib.reload(ir_bright.when_imported)
+importlib.reload(ir_bright)
+from ir_bright import Official
+print(repr(Official(ir_measures.nDCG @ 10)))
+"""
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.strip() == "Official(nDCG@10)"

@@ -10,6 +10,7 @@ is known, the triples are weighted and placed term by term into CSC arrays: for 
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 from collections.abc import Generator, Iterable
 from typing import NamedTuple
@@ -20,7 +21,9 @@ import pyarrow as pa
 from ..errors import IrBrightError
 from . import analysis
 from .weights import DocumentWeights
-from .workers import Workers
+from .workers import WorkerError, Workers
+
+logger = logging.getLogger(__name__)
 
 _Part = tuple[np.ndarray, np.ndarray, np.ndarray]
 """One batch's (distinct terms per document, term ids, term frequencies)."""
@@ -150,11 +153,18 @@ def _count_texts(texts: pa.Array):
 def _counted(batches: Iterable[pa.RecordBatch], workers: int) -> Generator:
     """(batch, counts) of every batch, in order; analysed in ``workers`` processes, at most
     two batches per process in flight (memory stays bounded however large the corpus), or in
-    this one where a worker cannot be handed its connection (Windows)."""
-    if workers == 1 or os.name != "posix":
-        counter = analysis.TermCounter()  # term ids of this index only
-        for batch in batches:
-            yield batch, (0, *counter.count(batch.column("text").to_pylist()))
-        return
-    with Workers(workers) as pool:
-        yield from pool.ordered(_count_texts, batches, lambda batch: batch.column("text"))
+    this one where a worker cannot be handed its connection (Windows) or started (no usable
+    interpreter: a warning says so). A worker that dies is an error (:class:`WorkerError`)."""
+    with contextlib.ExitStack() as stack:
+        pool = None
+        if workers > 1 and os.name == "posix":
+            try:
+                pool = stack.enter_context(Workers(workers))
+            except WorkerError as exc:  # no usable interpreter: the work is done here instead
+                logger.warning("%s; indexing in this process instead", exc)
+        if pool is not None:
+            yield from pool.ordered(_count_texts, batches, lambda batch: batch.column("text"))
+            return
+    counter = analysis.TermCounter()  # term ids of this index only
+    for batch in batches:
+        yield batch, (0, *counter.count(batch.column("text").to_pylist()))

@@ -34,7 +34,7 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 
-from ..errors import DamagedError
+from ..errors import DamagedError, exhausted
 from ..reading import read_json
 from ..store import derived
 from .analysis import ANALYSIS, analyze
@@ -135,6 +135,8 @@ class BM25Index:
             index = cls._read(folder)
             problem = index._inconsistency()
         except Exception as exc:  # noqa: BLE001 - json, numpy, Arrow or OS errors
+            if exhausted(exc):
+                raise  # open files or memory ran out: the index may well be good
             reason = " ".join(str(exc).split()) or type(exc).__name__
             raise DamagedError(folder, f"unreadable: {type(exc).__name__}: {reason}") from exc
         if problem is not None:

@@ -40,7 +40,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, TypeVar
 
-from ..errors import IrBrightError
+from ..errors import IrBrightError, exhausted
 from ..signals import sigterm_exits
 from ..upstream import interpreter_flags
 
@@ -76,6 +76,8 @@ class Workers:
             try:
                 for _ in range(self.count):
                     self._workers.append(_start())
+                for process, connection in self._workers:
+                    _ready(process, connection)
             except BaseException:
                 self._kill()
                 raise
@@ -114,7 +116,10 @@ class Workers:
             if len(pending) >= self.count:  # the oldest is this worker's previous item
                 yield _answer(*pending.popleft())
             worker = self._workers[number % self.count]
-            worker[1].send((func, arg(item)))
+            try:
+                worker[1].send((func, arg(item)))
+            except OSError:  # it died waiting for this request: never a closed stdout
+                raise _died(worker[0]) from None
             pending.append((item, worker))
         while pending:
             yield _answer(*pending.popleft())
@@ -135,10 +140,28 @@ def _start() -> tuple[subprocess.Popen, Any]:
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,  # stdout may carry the parent's results
             )
+    except OSError as exc:  # sys.executable is no program (an embedding host), or limits
+        mine.close()
+        reason = exhausted(exc) or exc.strerror or str(exc)
+        raise WorkerError(
+            f"cannot start a BM25 worker process with {sys.executable!r} (sys.executable): {reason}"
+        ) from exc
     except BaseException:
         mine.close()
         raise
     return process, Connection(mine.detach())
+
+
+def _ready(process: subprocess.Popen, connection: Any) -> None:
+    """Wait for a new worker's word that it serves; one that ends first is no worker (its
+    program is not a Python that imports ir_bright: an embedding host's ``sys.executable``)."""
+    try:
+        connection.recv()
+    except (EOFError, OSError):
+        raise WorkerError(
+            f"cannot start a BM25 worker process with {sys.executable!r} (sys.executable): it "
+            f"ended at once with status {process.wait()}, serving nothing"
+        ) from None
 
 
 def _answer(item: T, worker: tuple[subprocess.Popen, Any]) -> tuple[T, Any]:
@@ -146,13 +169,24 @@ def _answer(item: T, worker: tuple[subprocess.Popen, Any]) -> tuple[T, Any]:
     try:
         ok, value = connection.recv()
     except (EOFError, OSError):
-        raise IrBrightError(
-            f"a BM25 worker process (pid {process.pid}) ended before answering, status "
-            f"{process.wait()}: out of memory? index in one process (workers=1)"
-        ) from None
+        raise _died(process) from None
     if not ok:
         raise value
     return item, value
+
+
+class WorkerError(IrBrightError):
+    """A worker process died, or none could be started."""
+
+
+def _died(process: subprocess.Popen) -> WorkerError:
+    status = process.wait()
+    how = f"killed by signal {-status}" if status < 0 else f"status {status}"
+    program = process.args[0] if isinstance(process.args, list) else process.args
+    return WorkerError(
+        f"a BM25 worker process ({program!s}, pid {process.pid}) ended before answering ({how}): "
+        "out of memory, or killed? index in one process (workers=1)"
+    )
 
 
 def serve(fd: int, parent: int) -> None:
@@ -163,6 +197,7 @@ def serve(fd: int, parent: int) -> None:
 
     _start_worker(parent)
     pipe = Connection(fd)
+    pipe.send("ready")
     while True:
         try:
             request = pipe.recv()

@@ -32,7 +32,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NoReturn
 
 from .._version import __version__
-from ..errors import ROOM_FIX, IrBrightError
+from ..errors import ROOM_FIX, IrBrightError, exhausted
 
 SUBCOMMANDS = (
     "list",
@@ -189,14 +189,17 @@ def main(argv: Sequence[str] | None = None, *, whole_process: bool = False) -> i
     ir_bright``): the objects its imports made are then frozen out of garbage collection,
     which would otherwise walk them again and again while a run is written (a tenth of a
     warm BM25 run's time)."""
-    try:
-        status = _main(argv, whole_process)
-    except SystemExit:  # argparse: --help (0), a usage error (2)
-        _flush_stdout()
-        raise
-    except BrokenPipeError:
-        return _stdout_closed()
-    return status if _flush_stdout() else _stdout_closed()
+    from .streams import standard_streams
+
+    with standard_streams():
+        try:
+            status = _main(argv, whole_process)
+        except SystemExit:  # argparse: --help (0), a usage error (2)
+            _flush_stdout()
+            raise
+        except BrokenPipeError:
+            return _stdout_closed()
+        return status if _flush_stdout() else _stdout_closed()
 
 
 def _flush_stdout() -> bool:
@@ -238,13 +241,17 @@ def _main(argv: Sequence[str] | None, whole_process: bool) -> int:
     except KeyboardInterrupt:
         print("ir-bright: interrupted", file=sys.stderr)
         return 130
-    except BrokenPipeError:
-        raise
+    except BrokenPipeError as exc:
+        if _reader_gone(exc):
+            raise
+        return _error(prog, _os_message(exc))  # a pipe of the work's own (a worker's) broke
     except IrBrightError as exc:
         return _error(prog, exc)
     except OSError as exc:  # the machine's, not ours: permissions, a full or read-only disk
         return _error(prog, _os_message(exc))
     except Exception as exc:  # noqa: BLE001 - one line instead of a traceback
+        if exhausted(exc):  # a thread that could not start, memory: the machine's, not a bug
+            return _error(prog, f"{_one_line(exc)}: {exhausted(exc)}")
         return _internal_error(prog, exc, verbose)
 
 
@@ -304,12 +311,13 @@ _OS_HINTS = {
     errno.EROFS: "a read-only disk: set IR_DATASETS_HOME (or the output) to a writable folder",
     errno.EACCES: "check its permissions",
     errno.EPERM: "check its permissions",
+    errno.EBADF: "give an output file with -o, or leave the stream open",
 }
 
 
 def _os_message(exc: OSError) -> str:
     reason = exc.strerror or _one_line(exc) or type(exc).__name__
-    hint = _OS_HINTS.get(exc.errno or 0, "check the path and the disk")
+    hint = exhausted(exc) or _OS_HINTS.get(exc.errno or 0, "check the path and the disk")
     if type(exc).__module__.split(".")[0] in ("requests", "urllib3"):
         hint = "a network error: check the network (and HF_ENDPOINT for the hub)"
     where = f"{exc.filename}: " if exc.filename else ""
@@ -330,6 +338,15 @@ def _internal_error(prog: str, exc: BaseException, verbose: int) -> int:
         file=sys.stderr,
     )
     return INTERNAL_ERROR
+
+
+def _reader_gone(exc: BrokenPipeError) -> bool:
+    """Whether a broken pipe is the reader of the output going away (stdout's, or a FIFO
+    output's), which ends the command quietly, rather than an error of the work."""
+    from ..outputs import ReaderGone
+    from .streams import stdout_gone
+
+    return isinstance(exc, ReaderGone) or stdout_gone()
 
 
 def _stdout_closed() -> int:

@@ -157,7 +157,11 @@ class Family:
         declared = {hub.revision, *hub.config_revisions.values(), *hub.domain_revisions.values()}
         if declared == {commit}:
             return self
-        unpinned = {key: FilePin(pin.path, pin.cache_path) for key, pin in hub.files.items()}
+        # no pins, and files declared the same_as another only kin at this commit
+        unpinned = {
+            key: FilePin(pin.path, pin.cache_path, same_as=pin.same_as)
+            for key, pin in hub.files.items()
+        }
         view = dataclasses.replace(
             hub,
             revision=commit,

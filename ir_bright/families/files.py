@@ -38,7 +38,7 @@ def _make(family: Family, config: str, domain: str, fields: Mapping[str, str]) -
     name = f"{config}/{domain}"
     pin = about.files.get(name, FilePin())
     twin = None
-    if pin.same_as is not None:
+    if pin.same_as is not None and about.commit is None:  # at a revision: kin, not a twin
         other_config, _, other_domain = pin.same_as.partition("/")
         twin = hub_file(family, other_config, other_domain, fields["template"])
     path = _path(family, config, domain, fields)
@@ -53,7 +53,8 @@ def _make(family: Family, config: str, domain: str, fields: Mapping[str, str]) -
         sha256_pin=pin.sha256,
         commit=about.commit,
         alias=about.alias,
-        aliases=_aliases(family, name),
+        aliases=_aliases(family, name) if about.commit is None else (),
+        kin=_kin(family, name) if about.commit is not None else (),
         twin=twin,
     )
 
@@ -84,3 +85,14 @@ def _aliases(family: Family, name: str) -> tuple[str, ...]:
     twins = [key.split("/", 1) for key, pin in family.hub.files.items() if pin.same_as == name]
     template = {"template": family.hub.path}
     return tuple(_cache_path(family, config, domain, template) for config, domain in twins)
+
+
+def _kin(family: Family, name: str) -> tuple[str, ...]:
+    """The cache paths of the files declared the same as this one, either way: at another
+    commit than the pins', the same bytes only if the hub's listing says so."""
+    pin = family.hub.files.get(name, FilePin())
+    template = {"template": family.hub.path}
+    related = [key for key, other in family.hub.files.items() if other.same_as == name]
+    related += [pin.same_as] if pin.same_as else []
+    pairs = [key.split("/", 1) for key in related]
+    return tuple(_cache_path(family, config, domain, template) for config, domain in pairs)

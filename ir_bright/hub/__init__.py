@@ -5,7 +5,8 @@ It knows nothing about BRIGHT: the collections describe their files as :class:`H
 importing only those above it in this list: :mod:`.config` (every environment variable),
 :mod:`.http` (requests and the retry loop), :mod:`.listing` (the listing APIs), :mod:`.verify`
 (pins and published checksums), :mod:`.provenance` (where each cached file came from),
-:mod:`.transfer` (one file's download), :mod:`.files`
+:mod:`.transfer` (one file's download), :mod:`.revisions` (the commit an ``@<revision>``
+names), :mod:`.content` (a file the same at two revisions, stored once), :mod:`.files`
 (:class:`HubFile`, :class:`HubFileLike`). A family's declaration says which files it reads
 (:mod:`ir_bright.families.files`).
 """

@@ -20,10 +20,11 @@ from __future__ import annotations
 import math
 import os
 import re
+import reprlib
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import urlsplit
+from urllib.parse import quote, urlsplit
 
 from ..errors import DownloadError, OfflineError, unwritable_cache
 
@@ -36,7 +37,7 @@ _TRUE = {"1", "true", "yes", "on"}
 
 
 def _variable_error(name: str, value: str, accepted: str) -> DownloadError:
-    return DownloadError(f"{name}={value!r} is not accepted: {accepted} (or unset it)")
+    return DownloadError(f"{name}={reprlib.repr(value)} is not accepted: {accepted} (or unset it)")
 
 
 def redact(text: str) -> str:
@@ -161,6 +162,14 @@ def revision(repo: str, default: str) -> str:
         if name == repo:
             chosen = rev
     return chosen
+
+
+def revision_folder(revision_: str) -> str:
+    """``revision_`` as the name of one folder, for every cache path that holds a revision:
+    percent-encoded (``/`` and ``%`` too) and never ``.`` or ``..``, so that no revision
+    (a branch ``feature/x``, a value such as ``..``) leads out of its family's folder."""
+    name = quote(revision_, safe="")
+    return "%2E" + name[1:] if name.startswith(".") else name
 
 
 @dataclass(frozen=True)

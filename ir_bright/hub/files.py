@@ -108,6 +108,9 @@ class HubFile:
     ``commit`` is set for a dataset at a revision (``<id>@<rev>``): the full commit the file is
     read at, cached apart (see the module's docstring), never overridden by
     ``IR_BRIGHT_REVISION``; ``alias`` is the name the declaration gives that commit, if any.
+    ``kin`` are the cache paths of the files its declaration pins to the same bytes, which at
+    another commit may differ: a cached one is used only when its content is this file's
+    (:func:`~ir_bright.hub.content.link_same`).
     """
 
     repo: str
@@ -123,6 +126,7 @@ class HubFile:
     sha256_pin: str | None = None
     commit: str | None = None
     alias: str | None = None
+    kin: tuple[str, ...] = field(default=())
 
     @property
     def asked_revision(self) -> str:
@@ -172,12 +176,15 @@ class HubFile:
         return self.sha256_pin if verification_mode() == "pins" else None
 
     def places(self) -> list[Path]:
-        """Every place a copy of this repository path may be cached, at any revision: its
-        declared place (own folder, then name) and each commit's folder."""
-        plain = HubFile(self.repo, self.path, self.namespace, self.cache_path)
+        """Every place a copy of this repository path (or of its kin) may be cached, at any
+        revision: its declared place (own folder, then name) and each commit's folder."""
         folder = cache_home() / self.namespace
         commits = sorted(folder.glob("@*")) if folder.is_dir() else []
-        return [plain._own_path(), plain._named_path(), *(c / self.cache_path for c in commits)]
+        found = []
+        for cache_path in (self.cache_path, *self.kin):
+            plain = HubFile(self.repo, self.path, self.namespace, cache_path)
+            found += [plain._own_path(), plain._named_path(), *(c / cache_path for c in commits)]
+        return found
 
     def shared(self) -> HubFile:
         """The file that is fetched for this one: its twin while pins are trusted, or itself."""

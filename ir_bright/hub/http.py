@@ -31,7 +31,7 @@ from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 from .._version import __version__
-from ..errors import DownloadError, OfflineError
+from ..errors import DownloadError, OfflineError, exhausted
 from .config import HttpPatience, endpoint, redact, token
 
 logger = logging.getLogger(__name__)
@@ -139,6 +139,9 @@ def send(
             )
         ) from exc
     except requests.RequestException as exc:
+        limit = next(filter(None, map(exhausted, _causes(exc))), None)
+        if limit:  # no socket for want of descriptors: the network is not the problem
+            raise DownloadError(redact(f"cannot open a connection to {url}: {limit}")) from exc
         raise _connection_fault(exc, url) from exc
 
 

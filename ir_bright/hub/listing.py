@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from ..errors import DamagedError, DownloadError, unwritable_cache
+from ..errors import DamagedError, DownloadError, exhausted, unwritable_cache
 from ..reading import parse_json, read_json
 from ..store.derived import replaced_atomically
 from ..store.exclusive import refuse_symlink
@@ -200,6 +200,8 @@ def _read_listing(cache: Path) -> list[ListedEntry]:
     try:
         return [ListedEntry(**entry) for entry in read_json(cache)]
     except (OSError, ValueError, TypeError) as exc:
+        if exhausted(exc):
+            raise  # the machine's limit, not a damaged listing
         raise DamagedError(cache, f"not a readable listing: {type(exc).__name__}") from exc
 
 

@@ -4,6 +4,7 @@ instead of exhausting memory or time: its lines, its bytes, its entries (what me
 from __future__ import annotations
 
 import os
+import reprlib
 
 from ..errors import RunFormatError
 
@@ -37,11 +38,14 @@ def _whole_number(variable: str, default: int, unit: str, example: str, default_
     value = os.environ.get(variable, "").strip()
     if not value:
         return default
-    limit = int(value) if value.isascii() and value.isdigit() else 0
+    digits = value.lstrip("0")
+    # past 18 digits no machine has the bytes, and int() refuses 4,300 digits and more
+    limit = int(digits or "0") if value.isascii() and value.isdigit() and len(digits) <= 18 else 0
     if limit < 1:
         raise RunFormatError(
-            f"{variable}={value!r} is not a number of {unit}: give a whole number of at least 1 "
-            f"(e.g. {example}), or unset it for the default of {default_text}"
+            f"{variable}={reprlib.repr(value)} is not a number of {unit}: give a whole number "
+            f"of at least 1 and at most 18 digits (e.g. {example}), or unset it for the default "
+            f"of {default_text}"
         )
     return limit
 

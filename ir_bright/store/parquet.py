@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .. import lazy
-from ..errors import CacheError
+from ..errors import CacheError, exhausted
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -61,7 +61,7 @@ def read_batches(
         )
     try:
         yield from batches
-    except (pa.ArrowException, OSError) as exc:
+    except _read_errors() as exc:
         raise CacheError(_unreadable(path, exc)) from exc
 
 
@@ -114,7 +114,7 @@ def read_row_range(
             position += batch.num_rows
             if position >= stop:
                 break
-    except (pa.ArrowException, OSError) as exc:
+    except _read_errors() as exc:
         raise CacheError(_unreadable(path, exc)) from exc
     finally:
         parquet.close()
@@ -125,7 +125,7 @@ def open_parquet(path: str | os.PathLike) -> pq.ParquetFile:
     :class:`~ir_bright.errors.CacheError` naming it and the fix."""
     try:
         return pq.ParquetFile(path, buffer_size=READ_BUFFER_BYTES, pre_buffer=False)
-    except (pa.ArrowException, OSError) as exc:
+    except _read_errors() as exc:
         raise CacheError(_unreadable(path, exc)) from exc
 
 
@@ -135,7 +135,7 @@ def read_columns(path: str | os.PathLike, columns: Sequence[str]) -> dict[str, l
     _check_columns(parquet, path, columns)
     try:
         table = parquet.read(columns=list(columns))
-    except (pa.ArrowException, OSError) as exc:
+    except _read_errors() as exc:
         raise CacheError(_unreadable(path, exc)) from exc
     finally:
         parquet.close()
@@ -152,8 +152,19 @@ def _check_columns(parquet: pq.ParquetFile, path, columns: Sequence[str]) -> Non
         )
 
 
+def _read_errors() -> tuple[type[BaseException], ...]:
+    """What reading a damaged parquet file raises: Arrow's and the OS's errors, and a
+    ``UnicodeDecodeError`` for a footer whose names are not UTF-8."""
+    return (pa.ArrowException, OSError, UnicodeDecodeError)
+
+
 def _unreadable(path, exc: BaseException) -> str:
+    """Why ``path`` cannot be read: the machine's limit that ran out (the file may be good),
+    else a damaged file and the fix."""
     reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    limit = exhausted(exc)
+    if limit:
+        return f"cannot read {path} ({reason}): {limit}"
     return (
         f"cannot read {path} as parquet ({reason}): delete it, then run again (or "
         "`ir-bright download ID`) to fetch it anew"

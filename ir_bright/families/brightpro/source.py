@@ -78,7 +78,7 @@ def _former_variable_warning(value: str) -> None:
 
 
 def _revision_folder() -> Path:
-    return hub.cache_home() / NAMESPACE / revision().replace("/", "%2F")
+    return hub.cache_home() / NAMESPACE / hub.config.revision_folder(revision())
 
 
 class Split:

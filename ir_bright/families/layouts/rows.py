@@ -20,6 +20,7 @@ from ir_datasets.formats import BaseQrels, BaseQueries, GenericQuery, TrecQrel
 
 from ... import hub, lazy
 from ...errors import CacheError
+from ...judgements import judged_label
 from ...store.docs import ParquetDocs
 from ...store.json_rows import RewrittenCorpus, doc_batches, write_docs
 from ...store.parquet import BATCH_ROWS, read_batches
@@ -217,6 +218,7 @@ class RowQrels(BaseQrels):
     def __init__(self, files: Files):
         self._files = files
         self._file = files.file("qrels")
+        self._excludes = files.family.protocol.exclusions is not None  # else no label is < 0
 
     def qrels_iter(self) -> Iterator[TrecQrel]:
         """The judgements, query by query in the order they first appear."""
@@ -225,7 +227,8 @@ class RowQrels(BaseQrels):
         judged: dict[str, dict[str, int]] = {}
         for query_id, doc_id, score in self._files.reader.rows(path, names):
             doc_id = _id(doc_id, names[1], path)
-            judged.setdefault(_id(query_id, names[0], path), {})[doc_id] = label(score, path)
+            relevance = judged_label(score, path, self._excludes)
+            judged.setdefault(_id(query_id, names[0], path), {})[doc_id] = relevance
         for query_id, labels in judged.items():
             for doc_id, relevance in labels.items():
                 yield TrecQrel(query_id, doc_id, relevance, "0")
@@ -245,20 +248,6 @@ class RowQrels(BaseQrels):
     def qrels_defs(self) -> dict[int, str]:
         """What each relevance value means."""
         return {1: "Relevant (a gold document of the query)"}
-
-
-def label(score: Any, path: Path) -> int:
-    """A judgement's relevance: ``int(score)``, as the official code reads it; anything else
-    is a one-line error. The one place these layouts read a label."""
-    if isinstance(score, bool):
-        score = str(score)
-    try:
-        return int(score)
-    except (TypeError, ValueError):
-        raise CacheError(
-            f"{path}: a qrels score {score!r} is not a whole number: not the hub's file? "
-            "delete it and run again to fetch it anew"
-        ) from None
 
 
 class QueryPart(NamedTuple):
