@@ -11,7 +11,15 @@ from typing import NamedTuple
 import pytest
 
 from tests.fixtures import bright_hub as bright_fixture
-from tests.fixtures import builds, hubserver, r2med_hub, revisions_hub, tempo_hub
+from tests.fixtures import (
+    browsecomp_hub,
+    builds,
+    hubserver,
+    r2med_hub,
+    rarb_hub,
+    revisions_hub,
+    tempo_hub,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -112,6 +120,22 @@ def tempo(hub, hub_root, monkeypatch):
     checksums off (the pins are the real files'); returns the rows written."""
     monkeypatch.setenv("IR_BRIGHT_VERIFY", "0")
     return tempo_hub.write_tempo(hub_root)
+
+
+@pytest.fixture
+def browsecomp(hub, hub_root):
+    """The fixture BrowseComp-Plus (tests/fixtures/browsecomp_hub.py) on the loopback hub, its
+    query shards encrypted as the hub's are, verified by the hub's sha256; returns the
+    plaintext rows written (``corpus``, ``queries``)."""
+    return browsecomp_hub.write_browsecomp(hub_root)
+
+
+@pytest.fixture
+def rarb(hub, hub_root):
+    """The fixture RAR-b's 17 task repositories on the loopback hub
+    (tests/fixtures/rarb_hub.py), verified by the hub's checksums; returns the rows written,
+    by repository name."""
+    return rarb_hub.write_rarb(hub_root)
 
 
 class Outcome(NamedTuple):

@@ -9,7 +9,10 @@ Written from the protocol's description, not from ir_bright, ir_measures or pytr
    nDCG@k with linear gains (gain = label) and the ideal DCG from the qrels' positive labels,
    R@k, P@k, AP@k, RR and Success@k with "relevant" meaning a label of 1 or more;
 4. a query is scored if it has a judgement of 0 or more; a scored query without a ranking
-   scores 0; the figure is the mean over the scored queries.
+   scores 0; the figure is the mean over the scored queries (``trec_eval -c``).
+
+:func:`shared_mean` is BEIR's figure instead (RAR-b's protocol): the mean over the scored
+queries the run ranks (pytrec_eval scores only those; BEIR divides by their number).
 """
 
 from __future__ import annotations
@@ -121,6 +124,17 @@ def mean(
     """The mean of one measure over the scored queries."""
     values = per_query(name, list(qrels), list(run))
     return sum(values.values()) / len(values) if values else float("nan")
+
+
+def shared_mean(
+    name: str, qrels: Iterable[tuple[str, str, int]], run: Iterable[tuple[str, str, float]]
+) -> float:
+    """The mean of one measure over the scored queries the run has (BEIR's evaluator)."""
+    run = list(run)
+    ranked = {query_id for query_id, _, _ in run}
+    values = per_query(name, list(qrels), run)
+    shared = [value for query_id, value in values.items() if query_id in ranked]
+    return sum(shared) / len(shared) if shared else float("nan")
 
 
 # --- realistic random shapes the tests compare ir_bright with the reference on ---------------

@@ -193,6 +193,7 @@ def test_info_gives_measures_counts_and_cache_paths(bright, cli, isolated_home):
         "depth": 1000,
         "measure": "nDCG@10",
         "query_side": True,
+        "average": "qrels",
     }
     assert all(f["local_path"].startswith(str(isolated_home)) for f in info["files"])
     assert not any(f["cached"] for f in info["files"])

@@ -25,7 +25,7 @@ from ir_datasets.commands import export as irds_export
 
 from ir_bright.cli import main
 from ir_bright.families import family
-from tests.fixtures import bright_hub, mmbright_hub
+from tests.fixtures import bright_hub, browsecomp_hub, mmbright_hub, rarb_hub
 from tests.helpers import write_run
 
 pytest.importorskip("PIL")
@@ -46,6 +46,9 @@ FAMILIES = {
     "mm-bright/academia/task3": ("docs", "queries", "qrels"),
     "mm-bright/academia/task4": ("docs", "queries", "qrels"),
     "mm-bright/academia/task4-legacy": ("docs", "queries", "qrels"),
+    "browsecomp-plus": ("docs", "queries"),
+    "browsecomp-plus/evidence": ("docs", "queries", "qrels"),
+    "rar-b/winogrande": ("docs", "queries", "qrels"),
 }
 CASES = [
     (dataset_id, entity, fmt)
@@ -57,8 +60,10 @@ CASES = [
 
 @pytest.fixture
 def both(bright, hub_root):
-    """The fixture BRIGHT and MM-BRIGHT on one loopback hub."""
+    """The fixture BRIGHT, MM-BRIGHT, BrowseComp-Plus and RAR-b on one loopback hub."""
     mmbright_hub.write_mmbright(hub_root)
+    browsecomp_hub.write_browsecomp(hub_root)
+    rarb_hub.write_rarb(hub_root)
     return bright
 
 
@@ -494,7 +499,7 @@ def test_a_count_needing_the_files_is_computed_once_then_served_from_the_cache(
 
 
 @pytest.mark.pyterrier
-@pytest.mark.parametrize("dataset_id", [i for i, e in FAMILIES.items() if "queries" in e])
+@pytest.mark.parametrize("dataset_id", [i for i, e in FAMILIES.items() if "qrels" in e])
 def test_pyterrier_irds_provider_gives_topics_qrels_and_corpus_of_every_family(both, dataset_id):
     pt = pytest.importorskip("pyterrier")
     import ir_bright  # noqa: F401

@@ -42,8 +42,10 @@ from sybil.parsers.markdown import CodeBlockParser, SkipParser  # noqa: E402
 from tests.fixtures import (  # noqa: E402
     bright_hub,
     brightpro_hub,
+    browsecomp_hub,
     mmbright_hub,
     r2med_hub,
+    rarb_hub,
     tempo_hub,
 )
 
@@ -177,6 +179,8 @@ def fixture_hub(hub, hub_root, tmp_path, monkeypatch):
     brightpro_hub.write_brightpro(hub_root)
     r2med_hub.write_r2med(hub_root)
     tempo_hub.write_tempo(hub_root)
+    browsecomp_hub.write_browsecomp(hub_root)
+    rarb_hub.write_rarb(hub_root)
     work = tmp_path / "work"
     work.mkdir()
     monkeypatch.chdir(work)

@@ -47,7 +47,8 @@ def test_every_benchmark_has_a_column_per_domain_and_known_group_labels(name):
     declared = family(name)
     for bench in declared.benchmarks().values():
         assert bench.ids and len(bench.ids) == len(set(bench.ids)) == len(bench.labels)
-        assert all(declared.owns(i) for i in bench.ids)
+        assert all(declared.owns(bench.dataset_of(i)) for i in bench.ids)
+        assert all(declared.owns(i) for i in bench.run_ids)
         for group in bench.groups:
             assert group.ids and set(group.ids) <= set(bench.ids)
 
@@ -87,9 +88,11 @@ def test_a_declaration_without_a_depth_gets_the_official_thousand():
 
     data = json.loads((PACKAGE / "families" / "bright.json").read_text("utf-8"))
     assert "depth" not in data["protocol"]  # the default is not spelt a second time
-    assert Family(data).protocol.depth == 1000  # BRIGHT's get_scores keeps the best 1,000
+    assert (
+        Family.read(data, "bright.json").protocol.depth == 1000
+    )  # BRIGHT's get_scores keeps the best 1,000
     data["protocol"]["depth"] = 100
-    assert Family(data).protocol.depth == 100
+    assert Family.read(data, "bright.json").protocol.depth == 100
     assert run_depth("bright/biology") == 1000 and run_depth("r2med/biology") == 100
     assert run_depth("not-a-family/x") == run_depth(None) == 1000
 

@@ -22,13 +22,16 @@ from ir_bright.families import components, families, family
 # short-document domain has adjusted qrels; MM-BRIGHT has 29 domains, a text corpus and five
 # task ids each (Task 4 under two key rules); BRIGHT-Pro has 7 domains, each with its agentic
 # subset; R2MED has 8 tasks, each with 20 LLM query-expansion sets; TEMPO has 13 domains and
-# four LLMs' reasoning as queries. Each family adds its bare id.
+# four LLMs' reasoning as queries; BrowseComp-Plus has its evidence and its gold qrels; RAR-b
+# has 17 tasks. Each family adds its bare id.
 EXPECTED_IDS = {
     "bright": 1 + 12 * (1 + 1 + 5) + 8 * (1 + 5),
     "mm-bright": 1 + 29 * (1 + 5),
     "bright-pro": 1 + 7 * 2,
     "r2med": 1 + 8 * (1 + 20),
     "tempo": 1 + 13 * (1 + 4),
+    "browsecomp-plus": 1 + 2,
+    "rar-b": 1 + 17,
 }
 
 

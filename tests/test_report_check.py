@@ -16,7 +16,7 @@ from tests.test_report import bright, hand_runs  # noqa: F401 - bright is a fixt
 REFERENCES = {
     bench: rows
     for path in (Path(references.__file__).parents[1] / "families").glob("*.json")
-    for bench, rows in json.loads(path.read_text())["references"].items()
+    for bench, rows in json.loads(path.read_text()).get("references", {}).items()
 }
 ROWS = [(bench, name) for bench, rows in REFERENCES.items() for name in rows]
 

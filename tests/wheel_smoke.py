@@ -7,7 +7,9 @@ SOURCE_TREE, with ``HF_ENDPOINT`` at the fixture hub (``python -m tests.fixtures
 checks that the package is the installed one and carries its data and ``py.typed``, loads
 ``bright/biology`` (documents, queries, qrels), scores a run ranking every query's gold
 documents first (official nDCG@10 is then 1, through ir_measures and through ``ir-bright
-evaluate``), and runs ``ir-bright --version`` and ``ir-bright list``.
+evaluate``), does the same for ``browsecomp-plus/gold`` (its questions decrypted from the
+fixture's encrypted shards, all four official measures 1), and runs ``ir-bright --version``
+and ``ir-bright list``.
 """
 
 from __future__ import annotations
@@ -26,6 +28,8 @@ import ir_bright
 from ir_bright import Official
 
 DATASET = "bright/biology"
+ENCRYPTED = "browsecomp-plus/gold"
+"""A dataset of a family with a module of its own (BrowseComp-Plus's decryption)."""
 Run = dict[str, dict[str, float]]
 
 
@@ -51,15 +55,16 @@ def installed_package(tree: Path) -> Path:
     check(tree not in package.parents, f"ir_bright is imported from the source tree: {package}")
     check((package / "py.typed").is_file(), "the wheel has no py.typed")
     declared = {path.stem for path in (package / "families").glob("*.json")}
-    check({"bright", "r2med", "tempo"} <= declared, f"the wheel declares families {declared}")
+    expected = {"bright", "r2med", "tempo", "browsecomp-plus"}
+    check(expected <= declared, f"the wheel declares families {declared}")
     check((package / "bm25" / "lucene_emoji.json").is_file(), "the wheel has no bm25/*.json")
     return package
 
 
-def perfect_run() -> Run:
+def perfect_run(dataset_id: str = DATASET) -> Run:
     """A run of the dataset ranking each query's gold documents first, read from the dataset."""
-    dataset = ir_datasets.load(DATASET)
-    check(ir_bright.registry.is_ours(DATASET), f"{DATASET} is ir_datasets' own, not ir_bright's")
+    dataset = ir_datasets.load(dataset_id)
+    check(ir_bright.registry.is_ours(dataset_id), f"{dataset_id} is ir_datasets' own")
     docs = {doc.doc_id for doc in dataset.docs_iter()}
     queries = {query.query_id for query in dataset.queries_iter()}
     gold: dict[str, list[str]] = {}
@@ -90,10 +95,27 @@ def scored(run: Run) -> None:
     check(value == 1.0, f"ir-bright evaluate gives nDCG@10 = {value}, not 1")
 
 
+def decrypted() -> None:
+    """BrowseComp-Plus's questions read decrypted, and a perfect run scores 1 on its four
+    official measures through ``ir-bright evaluate``."""
+    questions = list(ir_datasets.load(ENCRYPTED).queries_iter())
+    check(bool(questions) and all("?" in q.text for q in questions), f"questions {questions[:1]}")
+    path = Path("bcp.trec").resolve()
+    lines = [
+        f"{query} Q0 {doc} {rank} {score} smoke\n"
+        for query, ranked in perfect_run(ENCRYPTED).items()
+        for rank, (doc, score) in enumerate(ranked.items(), 1)
+    ]
+    path.write_text("".join(lines), encoding="utf-8")
+    values = json.loads(command("evaluate", ENCRYPTED, str(path), "--format", "json"))
+    check(set(values[str(path)].values()) == {1.0}, f"a perfect run scores {values}")
+
+
 def main(tree: Path) -> int:
     """Every check; the first failure ends the test with its message."""
     package = installed_package(tree)
     scored(perfect_run())
+    decrypted()
     release = version("ir_bright")
     check(command("--version") == f"ir-bright {release}\n", "ir-bright --version")
     check(DATASET in command("list").split(), f"ir-bright list does not list {DATASET}")

@@ -75,9 +75,14 @@ def _protocol_line(protocol: dict[str, Any]) -> str:
     excluded = protocol["exclusions"]
     exclusions = f"each query's {excluded} removed" if excluded else "no exclusions"
     weighting = "query-side" if protocol["query_side"] else "bag of words"
+    averaged = (
+        "means over the queries the run and the qrels share"
+        if protocol.get("average") == "shared"
+        else "a query the run misses counts 0"
+    )
     return (
         f"protocol: {exclusions}; official runs {protocol['depth']} deep; headline "
-        f"{protocol['measure']}; `ir-bright bm25` is the official BM25 ({weighting})"
+        f"{protocol['measure']}; {averaged}; `ir-bright bm25` is the official BM25 ({weighting})"
     )
 
 

@@ -33,7 +33,9 @@ file (and at most its module). The keys:
 - ``tables``: ``columns``, the domains in the papers' column order (default: ``domains``'
   order); ``benchmarks``: name -> ``title``, ``measure``, ``document_set``, ``query_set`` and
   optionally ``groups`` (label -> the column labels averaged together), one column per domain
-  that has the document set and query set; ``references``: benchmark -> published rows
+  that has the document set and query set; or, with ``measures``, one column per domain and
+  measure, read from the run file of the dataset ``run`` (if given), ``average`` saying whether
+  the row has an average; ``references``: benchmark -> published rows
   (:mod:`ir_bright.results.references`).
 
 Each block is typed (:mod:`.spec`) and checked when the file is read (:mod:`.typed`): a wrong
@@ -49,7 +51,6 @@ import dataclasses
 import importlib
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from functools import cache, cached_property
 from importlib import resources
 from typing import Any, NamedTuple
@@ -66,6 +67,7 @@ from .spec import (
     Protocol,
     QuerySet,
 )
+from .tables import Benchmark, Group
 from .typed import DeclarationError, read
 
 
@@ -77,37 +79,6 @@ class Entry(NamedTuple):
     domain: str
     document_set: str
     query_set: str
-
-
-@dataclass(frozen=True)
-class Group:
-    """Domains of a benchmark averaged together: a label (the column's) and their dataset
-    ids."""
-
-    label: str
-    ids: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class Benchmark:
-    """One table of a family, as declared: its datasets are one column per domain, in the
-    papers' order, with the labels the papers print; its groups are averaged beside them."""
-
-    name: str
-    title: str
-    measure: str
-    ids: tuple[str, ...]
-    labels: tuple[str, ...]
-    groups: tuple[Group, ...] = ()
-
-    def label(self, column: str) -> str:
-        """The printed label of a dataset id (groups and Avg are their own label)."""
-        return self.labels[self.ids.index(column)] if column in self.ids else column
-
-    @property
-    def columns(self) -> tuple[str, ...]:
-        """The value columns of a row: the dataset ids, then the group labels."""
-        return (*self.ids, *(g.label for g in self.groups))
 
 
 class Family:
@@ -154,7 +125,10 @@ class Family:
         it instead of the declared pins, and counts unknown until the files are read (they are
         the declared revision's). The family itself when ``commit`` is its declared one."""
         hub = self.hub
-        declared = {hub.revision, *hub.config_revisions.values(), *hub.domain_revisions.values()}
+        # a config read from a repository of its own (``config_repos``) keeps its revision
+        apart = {c: r for c, r in hub.config_revisions.items() if c in hub.config_repos}
+        others = [r for c, r in hub.config_revisions.items() if c not in apart]
+        declared = {hub.revision, *others, *hub.domain_revisions.values()}
         if declared == {commit}:
             return self
         # no pins, and files declared the same_as another only kin at this commit
@@ -167,7 +141,7 @@ class Family:
             revision=commit,
             commit=commit,
             alias=alias,
-            config_revisions={},
+            config_revisions=apart,
             domain_revisions=dict.fromkeys(hub.domain_revisions, commit),
             files=unpinned,
         )
@@ -292,13 +266,23 @@ class Family:
         groups = tuple(
             Group(g.label, tuple(by_label[label] for label in g.columns)) for g in spec.groups
         )
+        if not spec.measures:
+            keys = tuple(dataset_id for dataset_id, _ in columns)
+            labels = tuple(label for _, label in columns)
+            runs = (spec.run,) * len(keys) if spec.run else ()
+            return Benchmark(name, spec.title, spec.measure, keys, labels, groups, runs=runs)
+        cells = [(d, label, m) for d, label in columns for m in spec.measures]
         return Benchmark(
             name,
             spec.title,
             spec.measure,
-            tuple(dataset_id for dataset_id, _ in columns),
-            tuple(label for _, label in columns),
+            tuple(f"{d} {m}" for d, _, m in cells),
+            tuple(f"{label} {m}" for _, label, m in cells),
             groups,
+            datasets=tuple(d for d, _, _ in cells),
+            measures=tuple(m for _, _, m in cells),
+            runs=(spec.run,) * len(cells) if spec.run else tuple(d for d, _, _ in cells),
+            average=spec.average,
         )
 
     def references(self) -> Mapping[str, Mapping[str, Any]]:

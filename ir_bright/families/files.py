@@ -43,7 +43,7 @@ def _make(family: Family, config: str, domain: str, fields: Mapping[str, str]) -
         twin = hub_file(family, other_config, other_domain, fields["template"])
     path = _path(family, config, domain, fields)
     return hub.HubFile(
-        repo=about.repo.format(domain=domain),
+        repo=about.config_repos.get(config, about.repo).format(domain=domain),
         path=path,
         namespace=family.namespace,
         cache_path=_cache_path(family, config, domain, fields),

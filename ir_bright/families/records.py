@@ -10,8 +10,9 @@ is made once per process and lives in this module's namespace, so it pickles lik
 from __future__ import annotations
 
 import typing
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from functools import cache
+from itertools import repeat
 from typing import Any, NamedTuple
 
 from .declaration import Family, families
@@ -66,13 +67,25 @@ def declared_record(spec: RecordSpec) -> type:
     return _declared(spec.name, spec.doc, fields)
 
 
-def records_of(spec: RecordSpec, rows: dict[str, list]) -> Iterator[Any]:
-    """The records of column-wise ``rows`` (column -> values), one per row, in order."""
+def record_columns(spec: RecordSpec) -> list[str]:
+    """The columns the record's fields are read from, in field order (whole-file fields
+    aside)."""
+    return [about.column for about in spec.fields.values() if about.column is not None]
+
+
+def records_of(
+    spec: RecordSpec, rows: Mapping[str, Iterable[Any]], files: Mapping[str, Any] | None = None
+) -> Iterator[Any]:
+    """The records of column-wise ``rows`` (column -> values), one per row, in order; a field
+    read from a whole file takes its value from ``files`` (role -> the file's text)."""
     record: Any = declared_record(spec)
-    convert = [(about.column, CONVERTERS[about.type]) for about in spec.fields.values()]
-    columns = [rows[column] for column, _ in convert]
-    for values in zip(*columns):
-        yield record._make(to(value) for (_, to), value in zip(convert, values))
+    sources = [
+        rows[about.column] if about.column is not None else repeat((files or {})[about.file or ""])
+        for about in spec.fields.values()
+    ]
+    convert = [CONVERTERS[about.type] for about in spec.fields.values()]
+    for values in zip(*sources):
+        yield record._make(to(value) for to, value in zip(convert, values))
 
 
 def record_types(family: Family) -> dict[str, type]:

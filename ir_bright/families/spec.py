@@ -79,6 +79,11 @@ class Protocol:
     depth: int = OFFICIAL_DEPTH
     """How many documents an official run ranks per query (its BM25 runs, fused runs):
     :data:`OFFICIAL_DEPTH` unless the declaration says otherwise."""
+    average: Literal["qrels", "shared"] = "qrels"
+    """Which queries a measure is averaged over: ``qrels``, every query of the qrels, a query
+    the run misses counting as the measure's default, 0 (``trec_eval -c``); ``shared``, the
+    queries both the run and the qrels have (pytrec_eval's and BEIR's mean, trec_eval
+    without ``-c``)."""
 
 
 @dataclass(frozen=True)
@@ -153,6 +158,8 @@ class Hub:
     revision: str | None = None
     """The commit (or branch) every file is read at unless a config or domain has its own;
     ``main`` where none is given."""
+    config_repos: Mapping[str, str] = field(default_factory=dict)
+    """The repository of a config held apart (BrowseComp-Plus's corpus), by config."""
     config_revisions: Mapping[str, str] = field(default_factory=dict)
     domain_revisions: Mapping[str, str] = field(default_factory=dict)
     path: str = "{config}/{domain}.parquet"
@@ -193,6 +200,10 @@ class Domain:
     id: str | None = None
     """Its spelling in ids (default: the key)."""
     source: str | None = None
+    desc: str | None = None
+    """What the domain's datasets hold, for their documentation (default: its name)."""
+    licence: str | None = None
+    """The domain's licence where its family's differ by domain (its documentation says)."""
     counts: Mapping[str, int | Count | None] = field(default_factory=dict)
     """Entity counts: ``docs``, ``queries``, ``qrels``, and for a document set or query set
     with its own, ``<set>/<entity>`` (``long/docs``, ``adjusted/qrels``). A number, or a
@@ -258,6 +269,13 @@ class BenchmarkSpec:
     document_set: str
     query_set: str
     groups: tuple[GroupSpec, ...] = ()
+    measures: tuple[str, ...] = ()
+    """Several measures side by side: one column per domain and measure (BrowseComp-Plus's
+    recall and nDCG on its two qrels); default: one column per domain, of ``measure``."""
+    run: str | None = None
+    """The dataset id whose run file every column is scored from (default: each column's)."""
+    average: bool = True
+    """Whether a row has the average of its columns."""
 
 
 @dataclass(frozen=True)
@@ -270,12 +288,37 @@ class Tables:
 
 @dataclass(frozen=True)
 class RecordField:
-    """A field of a declared record type and the column (of the layout's rows) it comes from."""
+    """A field of a declared record type and where it comes from: a column of the layout's
+    rows, or a whole file of the domain (the same text in every record)."""
 
-    column: str
+    column: str | None = None
+    file: str | None = None
+    """A role of the domain's files (``hub.paths``) whose whole text, UTF-8, is the field's
+    value in every record: RAR-b's ``instruction.txt``."""
     type: Literal["str", "strings", "int", "float"] = "str"
     """``strings`` is a tuple of strings (a string alone becomes a one-item tuple, null an
     empty one)."""
+
+    def __post_init__(self) -> None:
+        if (self.column is None) == (self.file is None):
+            raise ValueError("a record field comes from a column or a file: give one of them")
+
+
+@dataclass(frozen=True)
+class Encryption:
+    """BrowseComp-Plus: how the hub's questions are encrypted, and which column of their rows
+    lists each domain's judged documents (:mod:`ir_bright.families.browsecomp_plus`)."""
+
+    canary: str
+    """The public string whose SHA-256 is the key."""
+    skip: tuple[str, ...]
+    """The keys whose values are stored in plain text."""
+    qrels: Mapping[str, str]
+    """Domain -> the column listing each question's judged documents."""
+    pairs_sha256: Mapping[str, str] = field(default_factory=dict)
+    """Domain -> the SHA-256 of the official qrels' pairs (sorted ``<query> <doc>`` lines),
+    which the qrels derived from the pinned revision must have."""
+    about: str | None = None
 
 
 @dataclass(frozen=True)
@@ -336,4 +379,6 @@ class Declaration:
     reasoning_desc: str | None = None
     """BRIGHT: the description of its reasoning query sets."""
     expansions: Expansions | None = None
+    encryption: Encryption | None = None
+    """BrowseComp-Plus: its questions' encryption."""
     about: str | None = None

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from .declaration import OFFICIAL_DEPTH, Family, families
+from .declaration import OFFICIAL_DEPTH, Benchmark, Family, families
 
 
 def joined(items: Sequence[str], last: str = "and") -> str:
@@ -60,15 +60,21 @@ def benchmarks() -> str:
     measures, benchmarks of the same shape together."""
     parts = []
     for found in families():
-        shapes: dict[tuple[int, str], list[str]] = {}
+        shapes: dict[str, list[str]] = {}
         for name, table in found.benchmarks().items():
-            shapes.setdefault((len(table.ids), table.measure), []).append(f"`{name}`")
-        described = [
-            f"{joined(names)} ({count} domains, {measure})"
-            for (count, measure), names in shapes.items()
-        ]
+            shapes.setdefault(_shape(table), []).append(f"`{name}`")
+        described = [f"{joined(names)} ({shape})" for shape, names in shapes.items()]
         parts.append(f"{pretty_name(found)}: {'; '.join(described)}")
     return ". ".join(parts) + "."
+
+
+def _shape(table: Benchmark) -> str:
+    """``12 domains, nDCG@10``, or, for a table of several measures of one run, ``one run:
+    R@5 and nDCG@10 on 2 qrels``."""
+    if not table.mixed:
+        return f"{len(table.ids)} domains, {table.measure}"
+    measures = joined(list(dict.fromkeys(table.measures)))
+    return f"one run: {measures} on {len(set(table.datasets))} qrels"
 
 
 def references() -> str:

@@ -78,7 +78,10 @@ def _object_converter(kind: type) -> Convert:
             if name not in value:
                 raise DeclarationError(f"{_at(where, name)}: missing")
         given = {key: _converter(hints[key])(v, _at(where, key)) for key, v in value.items()}
-        return kind(**given)
+        try:
+            return kind(**given)
+        except ValueError as exc:  # a block's own check of its keys together
+            raise DeclarationError(f"{where}: {exc}") from None
 
     return convert
 

@@ -46,8 +46,9 @@ def benchmark(name: str) -> Benchmark:
 
 
 def benchmarks_of(dataset_id: str) -> list[str]:
-    """The benchmarks that have ``dataset_id`` as a column."""
-    return [name for name, spec in _declared_benchmarks().items() if dataset_id in spec.ids]
+    """The benchmarks whose runs include the run of ``dataset_id`` (a column's, or the one
+    run a table of several measures reads)."""
+    return [name for name, spec in _declared_benchmarks().items() if dataset_id in spec.run_ids]
 
 
 def filename_for(dataset_id: str, suffix: str = ".trec") -> str:

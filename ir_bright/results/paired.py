@@ -146,6 +146,11 @@ def compare(
     labelled = label_runs(baseline, systems, names)
     if benchmark is not None:
         bench = find_benchmark(benchmark)
+        if bench.mixed:
+            raise CompareError(
+                f"benchmark {bench.name} sets several measures of one run side by side: compare "
+                f"on one of its datasets ({', '.join(dict.fromkeys(bench.datasets))}) instead"
+            )
         found = {name: benchmark_runs(run, bench, name) for name, run in labelled.items()}
         runs = {name: system.runs for name, system in found.items()}
         infos = {name: system.info for name, system in found.items()}

@@ -64,7 +64,9 @@ def _record(bench: str, name: str, spec: dict[str, Any]) -> dict[str, Any]:
     spec, setting = _flat(spec)
     record = {"benchmark": bench, "name": name, "label": spec["label"], "setting": setting}
     record |= {key: spec[key] for key in _OPTIONAL if spec.get(key) is not None}
-    record |= {"date": spec.get("date"), "measure": benchmark(bench).measure}
+    table = benchmark(bench)
+    measure = ", ".join(dict.fromkeys(table.measures)) if table.mixed else table.measure
+    record |= {"date": spec.get("date"), "measure": measure}
     record |= {key: spec.get(key) for key in ("average", "values", "source")}
     return record | {key: spec[key] for key in _GIVEN if spec.get(key) is not None}
 

@@ -72,6 +72,11 @@ def make_report(request: ReportRequest) -> Report:
     )
     if request.plot is not None:
         check_plot_path(request.plot)
+    if request.measure is not None and bench.mixed:
+        raise ReportError(
+            f"benchmark {bench.name}'s columns are measures of their own "
+            f"({', '.join(dict.fromkeys(bench.measures))}): drop --measure"
+        )
     measure = str(parse_measures([request.measure or bench.measure])[0])
     reference_rows(
         [*request.references, *([request.check] if request.check else [])], bench, measure
@@ -95,8 +100,14 @@ def make_report(request: ReportRequest) -> Report:
 
 
 def _columns(table: Table) -> list[str]:
-    """The table's value columns: the dataset ids, the groups, then the average."""
-    return [*table.benchmark.columns, AVERAGE]
+    """The table's value columns: the dataset ids, the groups, then the average (if the
+    benchmark has one)."""
+    return [*table.benchmark.columns, *([AVERAGE] if table.benchmark.average else [])]
+
+
+def _measure_text(table: Table) -> str:
+    """The measure a title names: the table's, or none where each column names its own."""
+    return "" if table.benchmark.mixed else f"{table.measure} "
 
 
 def _cell(value: float | None) -> str:
@@ -116,7 +127,7 @@ def grid(table: Table) -> Grid:
         cells = [checks[c].text() if c in checks else _cell(values.get(c)) for c in _columns(table)]
         setting = [row.info.text() if row.info else "-"] if settings else []
         body.append([row.name, *setting, *cells])
-    title = f"{table.benchmark.title}, {table.measure} x100 (official protocol)"
+    title = f"{table.benchmark.title}, {_measure_text(table)}x100 (official protocol)"
     return Grid(header, body, len(names), title, table.notes)
 
 
@@ -129,8 +140,15 @@ def format_table(table: Table, fmt: str = "markdown") -> str:
 
 
 def _as_json(table: Table) -> dict[str, Any]:
+    bench = table.benchmark
     columns: list[dict[str, Any]] = [
-        {"id": i, "label": table.benchmark.label(i)} for i in table.benchmark.ids
+        {"id": i, "label": bench.label(i)}
+        | (
+            {"dataset": bench.dataset_of(i), "measure": bench.measure_of(i, "")}
+            if bench.mixed
+            else {}
+        )
+        for i in bench.ids
     ]
     columns += [
         {"id": g.label, "label": g.label, "group": list(g.ids)} for g in table.benchmark.groups
@@ -157,9 +175,12 @@ def _provenance(table: Table) -> dict[str, Any]:
     their own source)."""
     from ..provenance import provenance
 
+    bench = table.benchmark
     ours = [row for row in table.rows if not row.reference]
-    scored = [i for i in table.benchmark.ids if any(r.values.get(i) is not None for r in ours)]
-    return provenance(scored, "official", [table.measure])
+    columns = [i for i in bench.ids if any(r.values.get(i) is not None for r in ours)]
+    scored = list(dict.fromkeys(bench.dataset_of(i) for i in columns))
+    measures = list(dict.fromkeys(bench.measure_of(i, table.measure) for i in columns))
+    return provenance(scored, "official", measures or [table.measure])
 
 
 def _check_json(checks: dict[str, Check]) -> dict[str, Any]:
@@ -185,5 +206,5 @@ def plot(table: Table, path: str | Path) -> Path:
         heights = [None if (v := values.get(c)) is None else v * 100 for c in columns]
         series.append(plots.Bars(row.name, heights, row.reference))
     labels = [table.benchmark.label(c) for c in columns]
-    title = f"{table.benchmark.title}, {table.measure} (official protocol)"
-    return plots.bar_chart(path, labels, series, title, f"{table.measure} x100")
+    title = f"{table.benchmark.title}, {_measure_text(table)}(official protocol)"
+    return plots.bar_chart(path, labels, series, title, f"{_measure_text(table)}x100")

@@ -12,6 +12,7 @@ import logging
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from ..families import Benchmark
 from .system_info import SystemInfo
@@ -104,47 +105,76 @@ def score(
     force: bool = False,
 ) -> Table:
     """Score every run officially; one :class:`Row` per system (``force``: as
-    :class:`~ir_bright.scoring.Scorer` takes it)."""
+    :class:`~ir_bright.scoring.Scorer` takes it). A dataset's qrels are read once, and each run
+    scored once for all the measures of its dataset's columns."""
     from ..log import progress as bar_of
-    from ..scoring import Scorer, parse_measures
+    from ..scoring import parse_measures
 
-    parsed = parse_measures([measure or bench.measure])[0]
-    key = str(parsed)
+    key = str(parse_measures([measure or bench.measure])[0])
+    by_dataset: dict[str, list[str]] = {}
+    for column in bench.ids:
+        by_dataset.setdefault(bench.dataset_of(column), []).append(column)
     values: dict[str, dict[str, float | None]] = {s.name: {} for s in systems}
-    total = sum(len(s.runs) for s in systems)
+    total = sum(
+        1 for s in systems for cols in by_dataset.values() if bench.run_of(cols[0]) in s.runs
+    )
     with bar_of(progress, total=total, unit="run", desc="scoring") as bar:
-        for dataset_id in bench.ids:
-            scorer = None
-            for system in systems:
-                path = system.runs.get(dataset_id)
-                if path is None:
-                    values[system.name][dataset_id] = None
-                    continue
-                # the qrels are read once per dataset
-                scorer = scorer or Scorer(dataset_id, [parsed], force=force)
-                # a Path, never a str: a str holding a line break is read as run text
-                result = scorer.evaluate(Path(path), str(path))
-                values[system.name][dataset_id] = float(result[key])
-                bar.update(1)
+        for dataset_id, columns in by_dataset.items():
+            _score_dataset(systems, bench, (dataset_id, columns), key, values, bar, force)
     rows = [_row(system.name, values[system.name], bench) for system in systems]
     for row, system in zip(rows, systems):
         row.info = system.info
     return Table(bench, key, rows)
 
 
+def _score_dataset(
+    systems: Sequence[System],
+    bench: Benchmark,
+    dataset: tuple[str, list[str]],
+    key: str,
+    values: dict[str, dict[str, float | None]],
+    bar: Any,
+    force: bool,
+) -> None:
+    """Fill ``values`` for the columns of one dataset (its id and its columns): each system's
+    run, scored once."""
+    from ..scoring import Scorer, parse_measures
+
+    dataset_id, columns = dataset
+    names = {c: str(parse_measures([bench.measure_of(c, key)])[0]) for c in columns}
+    scorer = None
+    for system in systems:
+        path = system.runs.get(bench.run_of(columns[0]))
+        if path is None:
+            values[system.name].update(dict.fromkeys(columns))
+            continue
+        # qrels read once per dataset
+        scorer = scorer or Scorer(dataset_id, list(dict.fromkeys(names.values())), force=force)
+        # a Path, never a str: a str holding a line break is read as run text
+        result = scorer.evaluate(Path(path), str(path))
+        values[system.name].update({c: float(result[names[c]]) for c in columns})
+        bar.update(1)
+
+
 def _row(name: str, values: dict[str, float | None], bench: Benchmark) -> Row:
-    missing = [d for d in bench.ids if values[d] is None]
+    missing = [
+        d
+        for d in bench.run_ids
+        if all(values[c] is None for c in bench.ids if bench.run_of(c) == d)
+    ]
     if missing:
         logger.warning(
-            "%s has no run for %d of %d datasets (%s ...): no average",
+            "%s has no run for %d of %d datasets (%s ...)%s",
             name,
             len(missing),
-            len(bench.ids),
+            len(bench.run_ids),
             missing[0],
+            ": no average" if bench.average else "",
         )
     for group in bench.groups:
         values[group.label] = mean_of(values[d] for d in group.ids)
-    return Row(name, values, mean_of(values[d] for d in bench.ids))
+    average = mean_of(values[d] for d in bench.ids) if bench.average else None
+    return Row(name, values, average)
 
 
 def mean_of(values: Iterable[float | None]) -> float | None:

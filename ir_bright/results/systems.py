@@ -110,10 +110,10 @@ def collect(arguments: Sequence[str], bench: Benchmark, name: str = DEFAULT_SYST
 def _id_path(argument: str, bench: Benchmark) -> tuple[str, Path]:
     dataset_id, _, text = argument.partition("=")
     path = Path(text)
-    if dataset_id not in bench.ids:
+    if dataset_id not in bench.run_ids:
         raise ReportError(
             f"{argument}: {dataset_id!r} is not a dataset of benchmark {bench.name} "
-            f"(its ids: {bench.ids[0]} ... {bench.ids[-1]})"
+            f"(its ids: {bench.run_ids[0]} ... {bench.run_ids[-1]})"
         )
     if not text.strip():
         raise ReportError(f"{argument}: no path after '=': write ID=PATH")
@@ -126,7 +126,7 @@ def _id_path(argument: str, bench: Benchmark) -> tuple[str, Path]:
 
 def _file_dataset(path: Path, bench: Benchmark) -> str:
     dataset_id = dataset_from_filename(path.name)
-    if dataset_id in bench.ids:
+    if dataset_id in bench.run_ids:
         return dataset_id
     others = benchmarks_of(dataset_id)
     if others:
@@ -136,7 +136,7 @@ def _file_dataset(path: Path, bench: Benchmark) -> str:
         )
     raise ReportError(
         f"{path}: the file name names no dataset of {bench.name}: name runs "
-        f"{filename_for(bench.ids[0])} (the id, / written __) or pass ID=PATH"
+        f"{filename_for(bench.run_ids[0])} (the id, / written __) or pass ID=PATH"
     )
 
 
@@ -150,7 +150,7 @@ def _folder_systems(path: Path, bench: Benchmark) -> list[System]:
     if not subsystems:
         raise ReportError(
             f"{path}: no run file named after a dataset of {bench.name} in it or its "
-            f"sub-folders: name them like {filename_for(bench.ids[0])}"
+            f"sub-folders: name them like {filename_for(bench.run_ids[0])}"
         )
     return subsystems
 
@@ -163,7 +163,7 @@ def _folder_system(folder: Path, bench: Benchmark) -> System:
         if not path.is_file():
             continue
         dataset_id = dataset_from_filename(path.name)
-        if dataset_id in bench.ids:
+        if dataset_id in bench.run_ids:
             _add(system, dataset_id, path)
             continue
         for name in benchmarks_of(dataset_id):

@@ -26,10 +26,15 @@ class OfficialEvaluator(Evaluator):
     The qrels are split once into the judgements (0 and above), handed to an evaluator of the
     inner measures built by ir_measures' default pipeline, and per-query sets of excluded
     docs. Each run is then filtered with set lookups, cut, and passed to the inner evaluator.
+
+    ``average`` is the protocol's (:attr:`~ir_bright.families.Protocol.average`): ``qrels``
+    gives a query of the qrels the run misses the measure's default (0), as ir_measures and
+    ``trec_eval -c`` do; ``shared`` leaves it out, so means are over the queries both have.
     """
 
-    def __init__(self, measures: Iterable[Official], qrels: Any):
+    def __init__(self, measures: Iterable[Official], qrels: Any, average: str = "qrels"):
         measures = list(measures)
+        self.average = average
         qrels, inner_qrels = _with_fields(qrels, [m.inner for m in measures])
         self.judged, self.excluded = split_qrels(qrels)
         self._official = {m.inner: m for m in measures}
@@ -42,6 +47,13 @@ class OfficialEvaluator(Evaluator):
         # nDCG@10 alone needs each ranking's 10 best, not 1,000: the scorer sorts less
         self.depth = needed_depth(self._official)
         super().__init__(measures, set(self.judged))
+
+    def iter_calc(self, run: Any) -> Iterator[Metric]:
+        """Per-query values of the run; a query of the qrels it misses gets the measure's
+        default, unless the protocol averages over the shared queries only."""
+        if self.average == "shared":
+            return self._iter_calc(run)
+        return super().iter_calc(run)
 
     def _iter_calc(self, run: Any) -> Iterator[Metric]:
         parts: Iterator[dict[str, Mapping[str, float]]]

@@ -6,7 +6,9 @@ stdin; run text; a DataFrame; ScoredDocs; a dict of dicts); every problem with i
 
 Every measure is computed under the official protocol (:class:`~ir_bright.measures.Official`)
 and keyed by the wrapped measure's name (``"nDCG@10"``). Like ir_measures, queries of the qrels
-missing from the run count as 0; a run missing some gets a warning with the count, and a run
+missing from the run count as 0 (unless the dataset's family averages over the queries the run
+and the qrels share: :attr:`~ir_bright.families.Protocol.average`); a run missing some gets a
+warning with the count, and a run
 whose queries are mostly unknown to the dataset's qrels, while it misses most of the scored
 queries, is refused (probably the wrong dataset). A run
 none of whose ranked documents is judged or excluded for its query is not scored either
@@ -30,6 +32,7 @@ from ir_measures import Measure
 
 from .. import judgements, registry
 from ..errors import IrBrightError, MeasureError, RunFormatError
+from ..families import protocol_of
 from ..runs.memory import frame_columns
 from ..runs.read import (
     QueriesNotGrouped,
@@ -63,7 +66,9 @@ def evaluate(
     one (``pt.get_dataset``).
 
     ``measures`` (ir_measures objects or names such as ``"nDCG@10"``) default to the dataset's
-    official ones. Returns ``{measure name: mean over the dataset's scored queries}``.
+    official ones. Returns ``{measure name: mean over the dataset's scored queries}``: every
+    query of its qrels (one the run misses counts 0), or, where the dataset's family averages
+    over the shared queries (RAR-b, after BEIR), those the run ranks.
     """
     return Scorer(dataset, measures).evaluate(run)
 
@@ -132,7 +137,9 @@ class Scorer:
         self.label = dataset if isinstance(dataset, str) else _label(self.dataset)
         inner = official_measures(self.dataset) if measures is None else parse_measures(measures)
         self.measures = [Official(m) for m in inner]
-        self.evaluator = OfficialEvaluator(self.measures, _qrels(self.dataset))
+        protocol = protocol_of(self.dataset)
+        self.average = protocol.average if protocol is not None else "qrels"
+        self.evaluator = OfficialEvaluator(self.measures, _qrels(self.dataset), self.average)
         self.known_queries = set(self.evaluator.judged) | set(self.evaluator.excluded)
 
     @property
@@ -272,6 +279,8 @@ class _RunSummary:
         """How the measures treat a query the run does not rank: as 0 (a measure's
         ``DEFAULT``, ir_measures' convention) or skipped (a NaN default, as the aspect
         measures skip them, after BRIGHT-Pro's official scripts)."""
+        if self.scorer.average == "shared":
+            return "they are left out of the means, as the official evaluator leaves them"
         measures = self.scorer.measures
         skipping = [str(m.inner) for m in measures if math.isnan(m.inner.DEFAULT)]
         if not skipping:

@@ -38,7 +38,7 @@ from ...store.schema import (
 from ..components import Documentation, collection_root, dataset, declared_metadata
 from ..declaration import Entry, Family
 from ..files import hub_file
-from ..records import declared_record, records_of
+from ..records import declared_record, record_columns, records_of
 from ..spec import RecordSpec
 
 READS_REVISIONS = True
@@ -54,7 +54,7 @@ def config_file(family: Family, config: str, domain: str) -> hub.HubFile:
 def rows_spec(record: RecordSpec, gold: str, exclusions: str | None) -> Spec:
     """The columns read from a query set's config: the record's (id and text required, the
     others optional), the gold ids and the excluded ids (optional)."""
-    id_column, text_column, *others = (about.column for about in record.fields.values())
+    id_column, text_column, *others = record_columns(record)
     spec: dict[str, Column] = {id_column: Column(QUERY_ID), text_column: Column(TEXT)}
     spec |= {column: Column(OTHER, nullable=True, optional=True) for column in others}
     spec[gold] = Column(IDS, nullable=True)
@@ -74,7 +74,7 @@ class ConfigQueries(BaseQueries):
 
     def queries_iter(self) -> Iterator[tuple]:
         """Yield the records in the file's row order."""
-        columns = [about.column for about in self._record.fields.values()]
+        columns = record_columns(self._record)
         rows = checked_columns(self._file.fetch(), self._spec, columns)
         yield from records_of(self._record, rows)
 

@@ -21,12 +21,15 @@ from ir_datasets.formats import BaseQrels, BaseQueries, GenericQuery, TrecQrel
 from ... import hub, lazy
 from ...errors import CacheError
 from ...judgements import judged_label
+from ...reading import open_regular
 from ...store.docs import ParquetDocs
 from ...store.json_rows import RewrittenCorpus, doc_batches, write_docs
 from ...store.parquet import BATCH_ROWS, read_batches
 from ..components import Documentation, collection_root, dataset, declared_metadata
 from ..declaration import Entry, Family
 from ..files import hub_file
+from ..records import declared_record, record_columns, records_of
+from ..spec import RecordSpec
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -263,8 +266,61 @@ Queries = Callable[[Entry, Files], QueryPart]
 """Makes an entry's queries (:class:`QueryPart`)."""
 
 
+class DeclaredQueries(RowQueries):
+    """A domain's queries as the record type its family declares (``records.queries``): each
+    field from a column of the rows, or from a whole file of the domain (RAR-b's
+    ``instruction.txt``), fetched with the queries."""
+
+    def __init__(self, files: Files, file: hub.HubFile, spec: RecordSpec):
+        self._spec = spec
+        fields = spec.fields.values()
+        self._whole = {about.file: files.file(about.file) for about in fields if about.file}
+        columns = tuple(record_columns(spec))
+        super().__init__(files, file, self._made, declared_record(spec), columns)
+        self._texts: dict[str, str] = {}
+
+    def queries_iter(self) -> Iterator[Any]:
+        """The queries in the file's order (see :class:`RowQueries`)."""
+        self._texts = {role: whole_text(f) for role, f in self._whole.items()}
+        yield from super().queries_iter()
+
+    def _made(self, query_id: str, text: str, row: dict[str, Any], path: Path) -> Any:
+        id_column, text_column = self._files.columns("queries", "query_id", "text")
+        columns = {**row, id_column: query_id, text_column: text}
+        values = {column: [value] for column, value in columns.items()}
+        return next(records_of(self._spec, values, self._texts))
+
+    def queries_hub_files(self) -> list[hub.HubFile]:
+        """The queries' file and the whole files their records read."""
+        return [*super().queries_hub_files(), *self._whole.values()]
+
+    def queries_count(self) -> int | None:
+        """The number of queries once all their files are cached (nothing is downloaded to
+        count them), else None (the declared count)."""
+        if not all(f.is_cached() for f in self._whole.values()):
+            return None
+        return super().queries_count()
+
+
+def whole_text(file: hub.HubFile) -> str:
+    """A small hub file's whole text (UTF-8, as it is: no line break dropped)."""
+    path = file.fetch()
+    try:
+        with open_regular(path) as handle:
+            return handle.read().decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise CacheError(
+            f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start}): not the hub's file? "
+            "delete it and run again to fetch it anew"
+        ) from None
+
+
 def domain_queries(entry: Entry, files: Files) -> QueryPart:
-    """The domain's own queries (the ``queries`` role)."""
+    """The domain's own queries (the ``queries`` role): ``GenericQuery``, or the record type
+    the family declares for them."""
+    spec = files.family.declaration.records.get("queries")
+    if spec is not None:
+        return QueryPart(DeclaredQueries(files, files.file("queries"), spec))
     return QueryPart(RowQueries(files, files.file("queries")))
 
 
@@ -290,6 +346,9 @@ def _dataset(
     about = family.query_sets[entry.query_set]
     qrels = RowQrels(files)
     desc = f"{domain.name}: {about.desc}" if about.desc else domain.name
+    desc = domain.desc or desc
+    if domain.licence is not None:
+        desc += f" Licence: {domain.licence}."
     documentation = family.documentation(
         f"{family.collection.pretty_name} {domain.name}{part.named}", part.desc or desc
     )
