@@ -17,8 +17,8 @@ PACKAGE = HERE.parent / "ir_bright"
 PIECES = {
     "hub client (`huggingface_hub`)": (["hub/*.py"], ["hub/http.py", "hub/transfer.py"]),
     "document store (ir_datasets' `PickleLz4FullStore`)": (
-        ["store/arrow.py", "store/arrow_file.py", "store/arrow_mapped.py"],
-        ["store/arrow.py", "store/arrow_file.py", "store/arrow_mapped.py"],
+        ["store/arrow*.py", "store/id_index.py"],
+        ["store/arrow*.py", "store/id_index.py"],
     ),
     "Lucene analysis and Porter (PyStemmer)": (
         ["bm25/analysis.py", "bm25/porter.py"],

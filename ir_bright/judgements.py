@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping
 from collections.abc import Set as AbstractSet
 from functools import partial
-from itertools import compress, filterfalse, groupby, repeat
+from itertools import chain, compress, filterfalse, groupby, repeat
 from operator import itemgetter, lt, not_
 from typing import Any
 
@@ -74,16 +74,19 @@ def query_qrels(
     for doc_id, label in judged:
         if is_id(doc_id) and label > labels.get(doc_id, label - 1):
             labels[doc_id] = label
-    # thousands of exclusions per query: deduplicated and turned into qrels at C speed
+    # thousands of exclusions per query: deduplicated and turned into qrels at C speed (an
+    # iterator of C-level iterators, not a generator: no Python frame resumed per qrel)
     unique_excluded: dict[Any, None] = dict.fromkeys(excluded)
     for sentinel in _NOT_IDS:
         unique_excluded.pop(sentinel, None)
     if not set(map(type, unique_excluded)) <= {str}:
         unique_excluded = dict.fromkeys(filter(is_id, unique_excluded))
-    yield from _excluded_qrels(query_id, filter(labels.__contains__, unique_excluded))
-    for doc_id, label in labels.items():
-        yield TrecQrel(query_id, doc_id, label, "0")
-    yield from _excluded_qrels(query_id, filterfalse(labels.__contains__, unique_excluded))
+    judged_qrels = (TrecQrel(query_id, doc_id, label, "0") for doc_id, label in labels.items())
+    return chain(
+        _excluded_qrels(query_id, filter(labels.__contains__, unique_excluded)),
+        judged_qrels,
+        _excluded_qrels(query_id, filterfalse(labels.__contains__, unique_excluded)),
+    )
 
 
 _NOT_IDS = (None, "", NO_ID)

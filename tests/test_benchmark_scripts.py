@@ -67,3 +67,16 @@ def test_the_hub_fault_harness_sets_up_its_scenario_and_ir_bright_holds_it(scena
     outcome = json.loads(done.stdout.splitlines()[-1])
     held, detail = bench_hub_faults.verdict(scenario, outcome)
     assert held, detail
+
+
+def test_the_scale_benchmark_measures_every_phase_of_a_tiny_corpus(tmp_path):
+    plot = tmp_path / "scale.svg"
+    done = run_script(
+        str(BENCHMARKS / "bench_scale.py"), "--sizes", "1500", "3000", "--plot", str(plot)
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    rows = [line for line in done.stdout.splitlines() if line.startswith(("| 1,500", "| 3,000"))]
+    assert len(rows) == 2 and all(len(row.split("|")) == 12 for row in rows), done.stdout
+    assert "largest corpus whose peak fits 24 GiB" in done.stdout
+    assert "2,500,000 documents not measured in this run" in done.stdout  # bounds estimated
+    assert plot.read_text().startswith("<svg") and "polyline" in plot.read_text()

@@ -1,5 +1,7 @@
 """Damaged derived files (Arrow store, decodability verdicts, BM25 index): rebuilt with one
-warning and a result equal to a clean run's, or named in a one-line error; never a crash."""
+warning and a result equal to a clean run's, or named in a one-line error; never a crash. The
+Arrow store's id index on disk: opening reads no id, lookups compare the id stored in the row
+(colliding keys, repeated ids), a store of the older format is rebuilt once."""
 
 from __future__ import annotations
 
@@ -14,7 +16,7 @@ import pyarrow.ipc as ipc
 import pyarrow.parquet as pq
 import pytest
 
-from ir_bright.store import ArrowStore, derived
+from ir_bright.store import ArrowStore, arrow_mapped, derived, id_index
 
 ROWS = 3000
 
@@ -103,6 +105,35 @@ def manifest_files_garbage(store_path, manifest):
     manifest.write_text(json.dumps(data))
 
 
+def index_path(store_path):
+    return store_path.with_name(store_path.name + ".ids")
+
+
+def alter_index_keys(store_path, manifest):
+    index = index_path(store_path)
+    overwrite(index, os.path.getsize(index) * 2 // 3, b"\xff\xfe")  # in its keys or rows
+
+
+def alter_index_header(store_path, manifest):
+    overwrite(index_path(store_path), 12, (30).to_bytes(4, "little"))  # its bucket bits
+
+
+def truncate_index(store_path, manifest):
+    index = index_path(store_path)
+    with open(index, "r+b") as file:
+        file.truncate(os.path.getsize(index) - 4)
+
+
+def drop_index(store_path, manifest):
+    index_path(store_path).unlink()
+
+
+def manifest_index_pages_missing(store_path, manifest):
+    data = json.loads(manifest.read_text())
+    del data["id_pages"]
+    manifest.write_text(json.dumps(data))
+
+
 def source_changed(store_path, manifest):
     parquet_path = store_path.with_name("docs.parquet")
     os.utime(parquet_path, ns=(1, 1))
@@ -119,8 +150,15 @@ DAMAGE = [
     manifest_blocks_garbage,
     manifest_pages_missing,
     manifest_files_garbage,
+    alter_index_keys,
+    alter_index_header,
+    truncate_index,
+    drop_index,
+    manifest_index_pages_missing,
     source_changed,
 ]
+INDEX_BYTES_DAMAGE = {alter_index_keys, alter_index_header}
+"""Damage to the id index's bytes, found by the page checks of the first lookup."""
 
 
 @pytest.mark.slow
@@ -147,9 +185,94 @@ def test_a_damaged_store_is_rebuilt_with_one_warning_and_the_same_result(
         got = [store.row(store.row_of()[doc_id]) for doc_id in ids]
     assert got == expected
     warnings = [r for r in caplog.records if r.levelno >= logging.WARNING]
+    if use == "scan" and damage in INDEX_BYTES_DAMAGE:
+        assert warnings == []  # a scan reads no id index: found by the next lookup
+        return
     assert len(warnings) == 1 and "rebuilding" in warnings[0].getMessage()
     assert str(store_path) in warnings[0].getMessage()
     assert [new_store(path).row(i) for i in (0, ROWS - 1)] == [expected[0], expected[-1]]
+    assert [new_store(path).lookup(doc_id) for doc_id in ids] == expected
+
+
+def test_opening_a_store_and_looking_ids_up_reads_no_whole_column(corpus, monkeypatch):
+    path, ids, texts = corpus
+    new_store(path).table()  # built
+    read_columns = []
+    real = arrow_mapped.MappedTable.column_values
+
+    def counted(self, name):
+        read_columns.append(name)
+        return real(self, name)
+
+    monkeypatch.setattr(arrow_mapped.MappedTable, "column_values", counted)
+    store = new_store(path)
+    assert [store.lookup(ids[i]) for i in (7, ROWS - 1)] == [
+        (ids[i], texts[i]) for i in (7, ROWS - 1)
+    ]
+    # the id column's pages checked (so read): none but those holding a batch's metadata
+    # (checked on open) or an id looked up
+    id_pages = set()
+    for chunk in store.table().column("id").chunks:
+        for buffer in chunk.buffers()[1:]:
+            start = buffer.address - store._open()._base
+            id_pages.update(range(start // 4096, -(-(start + buffer.size) // 4096)))
+    unread = {page for page in id_pages if not store._pages._checked[page]}
+    assert len(unread) > len(id_pages) // 2  # the pages of batch headers and two lookups
+    assert store.row_of()[ids[17]] == 17 and ids[18] in store.row_of()
+    assert store.lookup("domain/no_such_doc.txt") is None
+    assert store.row_of().get("domain/no_such_doc.txt") is None
+    assert read_columns == []
+
+
+def test_every_id_is_found_when_keys_collide(corpus, monkeypatch):
+    """Ids filed under a handful of keys: lookups compare the ids stored in the rows."""
+    path, ids, texts = corpus
+    monkeypatch.setattr(id_index, "key_of", lambda doc_id: len(doc_id) % 3)
+    store = new_store(path)
+    assert [store.lookup(doc_id) for doc_id in ids[::97]] == [
+        (doc_id, text) for doc_id, text in zip(ids[::97], texts[::97])
+    ]
+    assert store.lookup("x" * 20) is None and store.row_of().get(ids[-1]) == ROWS - 1
+
+
+def test_a_repeated_id_finds_its_first_row(tmp_path):
+    path = tmp_path / "docs.parquet"
+    ids = ["a", "b", "a", "c", "b"]
+    pq.write_table(pa.table({"id": ids, "content": ["1", "2", "3", "4", "5"]}), path)
+    store = new_store(path)
+    assert [store.lookup(i) for i in "abc"] == [("a", "1"), ("b", "2"), ("c", "4")]
+    assert [store.row_of()[i] for i in "abc"] == [0, 1, 3]
+
+
+def test_an_empty_corpus_has_an_empty_index(tmp_path):
+    path = tmp_path / "docs.parquet"
+    schema = pa.schema([("id", pa.string()), ("content", pa.string())])
+    pq.write_table(pa.Table.from_pylist([], schema=schema), path)
+    store = new_store(path)
+    assert len(store) == 0 and store.lookup("a") is None
+
+
+def test_a_store_of_the_older_format_is_rebuilt_once(corpus, caplog):
+    """A version 3 store (no id index; ids read into a dictionary on open) is rebuilt with
+    one warning on its first use, and used as it is afterwards."""
+    path, ids, texts = corpus
+    new_store(path).table()
+    store_path = ArrowStore.path_for(path)
+    manifest_path = derived.manifest_path(store_path)
+    data = json.loads(manifest_path.read_text())
+    data["version"] = 3
+    del data["id_pages"]
+    data["files"].pop("ids")
+    manifest_path.write_text(json.dumps(data))
+    os.unlink(id_index.path_for(store_path))
+    caplog.set_level(logging.WARNING)
+    assert new_store(path).lookup(ids[42]) == (ids[42], texts[42])
+    warnings = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+    assert len(warnings) == 1 and "v3, not ir_bright.arrow-store v4" in warnings[0]
+    stamp = store_path.stat().st_mtime_ns
+    assert new_store(path).lookup(ids[43]) == (ids[43], texts[43])
+    assert store_path.stat().st_mtime_ns == stamp
+    assert len([r for r in caplog.records if r.levelno >= logging.WARNING]) == 1
 
 
 @pytest.mark.parametrize("use", ["scan", "lookups"])

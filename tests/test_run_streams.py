@@ -218,6 +218,59 @@ def test_a_good_entry_cap_is_read(monkeypatch):
     assert max_run_entries() == MAX_RUN_ENTRIES == 2_000_000
 
 
+def cut_case(queries=10):
+    """``(qrels, run, extra lines)``: each query ranks 990 docs, then 30 tied at the cut
+    (rank 1,000 falls among them, a relevant doc on it: the tied doc with the lowest id that
+    the cut keeps), 50 excluded docs first; each query's 2,000 extra lines tie with the cut's
+    score, their ids ranking below every kept tied doc (``a...`` < ``t...``), so the cut drops
+    them all."""
+    qrels, run, extra = [], [], []
+    for q in range(queries):
+        query_id = f"q{q}"
+        gone = [f"d/{q}/x{i:02d}" for i in range(50)]
+        run += [(query_id, d, 5000.0 + i) for i, d in enumerate(gone)]
+        run += [(query_id, f"d/{q}/h{i:03d}", 2000.0 - i) for i in range(990)]
+        run += [(query_id, f"d/{q}/t{i:02d}", 1.0) for i in range(30)]
+        qrels += [(query_id, d, -100) for d in gone]
+        qrels += [(query_id, f"d/{q}/h{q:03d}", 1), (query_id, f"d/{q}/t20", 2)]
+        qrels += [(query_id, f"d/{q}/t19", 1)]  # tied, just below the cut: never counted
+        extra += [(query_id, f"d/{q}/a{i:04d}", 1.0) for i in range(2000)]
+    return qrels, run, extra
+
+
+def test_a_run_longer_than_the_entry_cap_streams_to_the_value_of_its_official_part(
+    tmp_path, monkeypatch
+):
+    """Official scoring keeps per query only what the protocol uses (the top 1,000 after the
+    query's exclusions, ties broken by doc id descending), so a run far longer than the entry
+    cap scores as the shorter run holding the same rankings; the cap bounds what is held
+    (the kept rankings and the query being read), not the run."""
+    qrels, run, extra = cut_case()
+    names = ["nDCG@10", "R@1000", "AP@1000", "RR"]
+    monkeypatch.setitem(
+        ir_datasets.registry._registered, TEST_ID, protocol.tiny_dataset(qrels, tuple(names))
+    )
+    longer = []
+    for query_id in dict.fromkeys(q for q, _, _ in run):  # each query's lines together
+        longer += [r for r in run if r[0] == query_id] + [r for r in extra if r[0] == query_id]
+    short_path, long_path = tmp_path / "short.run", tmp_path / "long.run"
+    short_path.write_text(run_text(run))
+    long_path.write_text(run_text(longer))
+    cap = 13_500  # the kept 10 x 1,000 and the query being read (3,070) fit in it
+    assert len(run) < cap and len(longer) > 2 * cap
+    monkeypatch.setenv("IR_BRIGHT_MAX_RUN_ENTRIES", str(cap))
+    whole = Scorer(TEST_ID, names).evaluate(read_run(short_path))
+    parts = count_parts(monkeypatch)
+    streamed = Scorer(TEST_ID, names).evaluate(long_path)
+    assert len(parts) > 2  # scored through the streaming path, a part at a time
+    assert streamed == pytest.approx(whole, abs=1e-12)
+    reference = {name: protocol.mean(name, qrels, longer) for name in names}
+    assert streamed == pytest.approx(reference, abs=1e-12)  # the independent reference
+    assert streamed["R@1000"] == pytest.approx(2 / 3)  # t20 kept at rank 1,000, t19 cut
+    with pytest.raises(RunFormatError, match=f"over {cap:,} entries"):
+        read_run(long_path)  # where every entry is kept (stock measures), the cap holds
+
+
 @pytest.mark.parametrize("variable", ["IR_BRIGHT_MAX_RUN_ENTRIES", "IR_BRIGHT_MAX_RUN_BYTES"])
 @pytest.mark.parametrize("value", ["9" * 5000, "9" * 19, "0" * 5000])
 def test_a_bound_beyond_any_machine_is_a_one_line_error_naming_the_variable(

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from itertools import groupby
+from itertools import groupby, islice
 from typing import Any, NamedTuple
 
 from ..errors import RunFormatError
@@ -69,11 +69,18 @@ def query_spans(query_ids: Iterable[str]) -> Iterator[tuple[str, int, int]]:
 
 
 def add_span(
-    found: dict[str, float] | None, query_id: str, rows: Rows, start: int, end: int
+    found: dict[str, float] | None,
+    query_id: str,
+    rows: Rows,
+    start: int,
+    end: int,
+    pairs: Iterator[tuple[str, float]],
 ) -> dict[str, float]:
     """Query ``query_id``'s docs so far (``found``; None before its first line) with the
-    entries ``start:end`` of ``rows`` added, refusing a doc given twice."""
-    docs = dict(zip(rows.doc_ids[start:end], rows.scores[start:end]))
+    entries ``start:end`` of ``rows`` added, refusing a doc given twice. ``pairs`` is
+    ``zip(rows.doc_ids, rows.scores)`` consumed up to ``start`` (the spans of a block are
+    added in order: no slice of the columns is made)."""
+    docs = dict(islice(pairs, end - start))
     if len(docs) != end - start or (found and not found.keys().isdisjoint(docs)):
         _refuse_repeat(found or {}, query_id, rows, start, end)
     if not found:

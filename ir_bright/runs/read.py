@@ -26,10 +26,11 @@ over :data:`~ir_bright.runs.bounds.MAX_LINE_BYTES`, a gzip file inflating to mor
 :data:`~ir_bright.runs.bounds.MAX_RUN_BYTES` of text (``IR_BRIGHT_MAX_RUN_BYTES`` overrides
 it) and more than :data:`~ir_bright.runs.bounds.MAX_RUN_ENTRIES` entries
 (``IR_BRIGHT_MAX_RUN_ENTRIES``), which bounds memory too, for a pipe that never ends as for a
-file, are refused. Memory stays
-proportional to the run's rankings: the file is read in blocks of whole
-lines, each split column-wise; a scorer reads a run file, a pipe or stdin in parts of whole
-queries (:func:`read_run_parts`), so it holds one part at a time rather than the whole run. In runs
+file, are refused. Memory stays proportional to the run's rankings: the file is read in blocks
+of whole lines, each split column-wise; a scorer reads a run file, a pipe or stdin in parts of
+whole queries (:func:`read_run_parts`), keeping of each query only what its protocol uses, so
+it holds one part at a time rather than the whole run (the entry cap then bounds what is kept,
+not what is read). In runs
 given in memory, ids holding a NUL are refused (pytrec_eval cuts a string at a NUL, so
 ``doc\\0junk`` would score as ``doc``).
 
@@ -41,16 +42,20 @@ from __future__ import annotations
 
 import io
 import os
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 from ir_measures import ScoredDoc
 
 from ..errors import RunFormatError
+from .bounds import max_run_entries, too_many
 from .entries import CheckedRun, Rows, add_span, query_spans
 from .memory import frame_rows, read_mapping, record_rows
 from .run_file import STDIN, RunFile, plain_chunks
 from .text import block_rows, line_blocks
+
+Keep = Callable[[str, dict[str, float]], Mapping[str, float]]
+"""What :func:`read_run_parts` keeps of each query's docs (``keep(query_id, docs)``)."""
 
 PART_ENTRIES = 1 << 17
 """About how many entries :func:`read_run_parts` puts in one part (some 15 MB of dicts)."""
@@ -68,8 +73,9 @@ def read_run(run: Any, name: str | None = None) -> CheckedRun:
         return read_mapping(run, name)
     ranked = CheckedRun()
     for rows in _row_blocks(run, name):
+        pairs = zip(rows.doc_ids, rows.scores)
         for query_id, start, end in query_spans(rows.query_ids):
-            ranked[query_id] = add_span(ranked.get(query_id), query_id, rows, start, end)
+            ranked[query_id] = add_span(ranked.get(query_id), query_id, rows, start, end, pairs)
     ranked.owned = True
     return ranked
 
@@ -92,22 +98,33 @@ def streamable(run: Any) -> bool:
 
 
 def read_run_parts(
-    path: str | os.PathLike[str] | RunFile, part_entries: int | None = None
+    path: str | os.PathLike[str] | RunFile,
+    part_entries: int | None = None,
+    keep: Keep | None = None,
 ) -> Iterator[CheckedRun]:
     """A run file (a path, ``-`` for stdin, or a :class:`~ir_bright.runs.run_file.RunFile`) read
     strictly, as :func:`read_run` reads it, in consecutive parts of whole queries (about
     ``part_entries`` entries each, :data:`PART_ENTRIES` by default), so a scorer holds one
     part at a time, whether the run comes from a file, a pipe or stdin.
 
+    ``keep(query_id, docs)``, when given, is handed each query's docs as soon as its last line
+    is read, and the part holds what it returns (a scorer keeps the part of the ranking its
+    protocol can use): memory is then bounded by the queries times what is kept, whatever the
+    run's length, and the entry cap (:func:`~ir_bright.runs.bounds.max_run_entries`) bounds
+    what is held rather than what is read: the entries kept so far, plus those of the query
+    being read (all held, to find a doc ranked twice).
+
     The lines of each query must come together, as every toolkit writes them; a query whose
     lines resume after another query's raises :class:`QueriesNotGrouped` (read the run
     whole with :func:`read_run` then).
     """
     part_entries = part_entries or PART_ENTRIES
-    part, entries, seen = CheckedRun(), 0, set()
+    held_limit = max_run_entries() if keep is not None else None
+    part, entries, kept_entries, seen = CheckedRun(), 0, 0, set()
     current_id: str | None = None
     current: dict[str, float] | None = None
-    for rows in _file_rows(path):
+    for rows in _file_rows(path, whole_run_cap=keep is None):
+        pairs = zip(rows.doc_ids, rows.scores)
         for query_id, start, end in query_spans(rows.query_ids):
             if query_id != current_id:
                 if query_id in seen:
@@ -115,15 +132,20 @@ def read_run_parts(
                         f"{rows.place(start)}: the lines of query {query_id!r} are not together"
                     )
                 if current_id is not None and current is not None:
-                    part[current_id], entries = current, entries + len(current)
+                    kept = current if keep is None else keep(current_id, current)
+                    part[current_id], entries = kept, entries + len(kept)
+                    kept_entries += len(kept)
                 seen.add(query_id)
                 current_id, current = query_id, None
-            current = add_span(current, query_id, rows, start, end)
+            current = add_span(current, query_id, rows, start, end, pairs)
+            if held_limit is not None and kept_entries + len(current) > held_limit:
+                raise too_many(run_label(path), held_limit)
         if entries >= part_entries:
             part.owned = True
             yield part
             part, entries = CheckedRun(), 0
-    part[current_id] = current
+    if current_id is not None and current is not None:
+        part[current_id] = current if keep is None else keep(current_id, current)
     part.owned = True
     yield part
 
@@ -168,10 +190,11 @@ def _row_blocks(run: Any, name: str) -> Iterator[Rows]:
         )
 
 
-def _file_rows(run: str | os.PathLike[str] | RunFile) -> Iterator[Rows]:
-    """The rows of a run file from its start (a path is opened here and closed after)."""
+def _file_rows(run: str | os.PathLike[str] | RunFile, whole_run_cap: bool = True) -> Iterator[Rows]:
+    """The rows of a run file from its start (a path is opened here and closed after);
+    ``whole_run_cap``: refuse more entries than the entry cap in the whole run."""
     if isinstance(run, RunFile):
-        yield from run.rows()
+        yield from run.rows(whole_run_cap)
         return
     with RunFile(run) as file:
-        yield from file.rows()
+        yield from file.rows(whole_run_cap)

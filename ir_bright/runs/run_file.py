@@ -51,9 +51,11 @@ class RunFile:
         """Close the file (never stdin) and drop the copy of a stream."""
         self._stack.close()
 
-    def rows(self) -> Iterator[Rows]:
+    def rows(self, whole_run_cap: bool = True) -> Iterator[Rows]:
         """The rows of the run, block by block, from its start. An empty file, a binary file,
-        a damaged gzip file and an unreadable one are refused naming it."""
+        a damaged gzip file and an unreadable one are refused naming it, and so is a run of
+        more entries than the entry cap, unless ``whole_run_cap`` is false (a reader that
+        keeps a bounded part of each query bounds its memory itself)."""
         label, found = self.label, False
         try:
             raw = self._reader()
@@ -62,7 +64,7 @@ class RunFile:
             else:
                 _refuse_oversized(raw, label)
                 chunks = plain_chunks(raw, label)
-            for rows in block_rows(line_blocks(chunks, label), label):
+            for rows in block_rows(line_blocks(chunks, label), label, whole_run_cap):
                 found = found or bool(rows.query_ids)
                 yield rows
         except OSError as exc:

@@ -57,14 +57,17 @@ def _opening(chunk: bytes, label: str) -> bytes:
     return chunk[len(UTF8_BOM) :] if chunk.startswith(UTF8_BOM) else chunk
 
 
-def block_rows(blocks: Iterable[tuple[int, bytes]], label: str) -> Iterator[Rows]:
+def block_rows(
+    blocks: Iterable[tuple[int, bytes]], label: str, capped: bool = True
+) -> Iterator[Rows]:
     """The rows of each block of whole lines, refusing more entries than
-    :func:`~ir_bright.runs.bounds.max_run_entries` (one block past it at most is parsed)."""
-    limit, entries = max_run_entries(), 0
+    :func:`~ir_bright.runs.bounds.max_run_entries` (one block past it at most is parsed)
+    unless ``capped`` is false."""
+    limit, entries = max_run_entries() if capped else 0, 0
     for first, block in blocks:
         rows = _parse_block(block, first, label)
         entries += len(rows.query_ids)
-        if entries > limit:
+        if capped and entries > limit:
             raise too_many(label, limit)
         yield rows
 

@@ -17,7 +17,7 @@ from ..judgements import split_qrels
 from ..runs import read as run_reading
 from ..upstream import inner_metrics
 from .official import Official
-from .protocol import computed_by, needed_depth, official_run
+from .protocol import OfficialRun, computed_by, needed_depth, official_docs, official_run
 
 
 class OfficialEvaluator(Evaluator):
@@ -47,6 +47,18 @@ class OfficialEvaluator(Evaluator):
         # nDCG@10 alone needs each ranking's 10 best, not 1,000: the scorer sorts less
         self.depth = needed_depth(self._official)
         super().__init__(measures, set(self.judged))
+
+    def cut(self, query_id: str, docs: dict[str, float]) -> Mapping[str, float]:
+        """What the protocol keeps of one query's ranking (``docs``, a dict no one else
+        holds): its excluded docs dropped, the rest cut to this evaluator's depth."""
+        return official_docs(docs, self.excluded.get(query_id), self.depth)
+
+    def official_part(self, part: Mapping[str, Mapping[str, float]]) -> OfficialRun:
+        """``part``, whose queries :meth:`cut` has cut, marked so that scoring does not
+        filter them again."""
+        run = OfficialRun(self.excluded, self.depth)
+        run.update(part)
+        return run
 
     def iter_calc(self, run: Any) -> Iterator[Metric]:
         """Per-query values of the run; a query of the qrels it misses gets the measure's

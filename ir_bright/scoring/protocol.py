@@ -11,12 +11,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from collections.abc import Set as AbstractSet
+from itertools import islice
 from typing import TYPE_CHECKING, Any
 
 from ..families.declaration import OFFICIAL_DEPTH
 from ..runs.columns import run_columns
-from ..runs.entries import CheckedRun, query_spans
-from ..runs.memory import refuse_nul
+from ..runs.entries import NUL, CheckedRun, query_spans, refuse_nul_ids
 from ..runs.order import best
 
 if TYPE_CHECKING:
@@ -31,31 +31,47 @@ class ConsumableRun(CheckedRun):
     :func:`official_run` may therefore filter in place."""
 
 
+class OfficialRun(dict):
+    """A run already dropped and cut by :func:`official_docs` (as the run was read), with
+    the ``excluded`` docs and ``depth`` it was cut with: :func:`official_run` passes it on
+    as it is when asked for the same cut."""
+
+    def __init__(self, excluded: Mapping[str, AbstractSet[str]], depth: int):
+        super().__init__()
+        self.excluded, self.depth = excluded, depth
+
+
 def official_run(
     run: Any, excluded: Mapping[str, AbstractSet[str]], depth: int = OFFICIAL_DEPTH
 ) -> dict[str, Mapping[str, float]]:
     """The run (any ir_measures format) as a dict of dicts, excluded docs dropped, cut to
     ``depth`` per query (score descending, then doc id descending, as trec_eval ranks).
 
-    A dict of dicts is read, never changed: a query's docs are copied only when some of them
-    are dropped, otherwise the caller's dict is passed on as it is (a :class:`ConsumableRun`
-    is filtered in place instead). Ids holding a NUL character are refused (pytrec_eval would
-    cut them short and score another id).
+    One pass over each query: its ids are checked for a NUL character (pytrec_eval would cut
+    them short and score another id), its excluded docs dropped and its ranking cut while its
+    entries are in the processor's cache. A dict of dicts is read, never changed: a query's
+    docs are copied only when some of them are dropped, otherwise the caller's dict is passed
+    on as it is (a :class:`ConsumableRun` is filtered in place instead).
     """
-    if isinstance(run, dict):
-        ranked, owned = run, type(run) is ConsumableRun
-    else:
-        ranked, owned = _run_dict(run), True
-    refuse_nul(ranked, "run")
-    return {
-        query_id: _official_docs(docs, excluded.get(query_id), depth, owned)
-        for query_id, docs in ranked.items()
-    }
+    if type(run) is OfficialRun and run.excluded is excluded and run.depth == depth:
+        return run
+    if not isinstance(run, dict):
+        return _official_columns(run, excluded, depth)
+    owned, checked = type(run) is ConsumableRun, isinstance(run, CheckedRun)
+    get = excluded.get
+    result = {}
+    for query_id, docs in run.items():
+        if not checked:
+            _refuse_nul(query_id, docs)
+        result[query_id] = official_docs(docs, get(query_id), depth, owned)
+    return result
 
 
-def _official_docs(
-    docs: Mapping[str, float], gone: Any, depth: int, owned: bool
+def official_docs(
+    docs: Mapping[str, float], gone: Any, depth: int, owned: bool = True
 ) -> Mapping[str, float]:
+    """One query's ranking without its excluded docs (``gone``), cut to ``depth``; ``owned``:
+    ``docs`` is a dict no one else holds, filtered in place rather than copied."""
     if gone:
         # iterate the smaller side: a set is intersected with the ranking's keys
         dropped = docs.keys() & gone if type(gone) is set else gone.intersection(docs)
@@ -67,6 +83,17 @@ def _official_docs(
     if len(docs) > depth:
         docs = dict(best(docs, depth))
     return docs
+
+
+def _refuse_nul(query_id: Any, docs: Mapping[Any, Any]) -> None:
+    """Refuse a NUL in one query's ids (joined at C speed; ids that are not text are left
+    to the scorer to refuse)."""
+    try:
+        if NUL not in query_id and NUL not in "".join(docs):
+            return
+    except TypeError:
+        return
+    refuse_nul_ids(query_id, docs, "run")
 
 
 def needed_depth(measures: Iterable[Measure]) -> int:
@@ -121,16 +148,25 @@ def computed_by(measures: Iterable[Measure]) -> list[tuple[Any, list[Measure]]]:
     return assigned
 
 
-def _run_dict(run: Any) -> dict[str, dict[str, float]]:
-    """The run as a dict of dicts; a repeated (query, doc) pair keeps its last score, as
-    ir_measures reads runs."""
+def _official_columns(
+    run: Any, excluded: Mapping[str, AbstractSet[str]], depth: int
+) -> dict[str, Mapping[str, float]]:
+    """A run in any other ir_measures format, as :func:`official_run` gives it: read into
+    dicts as ir_measures reads it (a repeated (query, doc) pair keeps its last score), each
+    query's NUL check, drop and cut done on the dicts just built (never copied)."""
     query_ids, doc_ids, scores = run_columns(run)
     ranked: dict[str, dict[str, float]] = {}
+    pairs = zip(doc_ids, scores)  # consumed a query at a time: no slice of the columns
     for query_id, start, end in query_spans(query_ids):
-        docs = dict(zip(doc_ids[start:end], scores[start:end]))
+        docs = dict(islice(pairs, end - start))
+        _refuse_nul(query_id, docs)  # while its ids are in the processor's cache
         found = ranked.get(query_id)
         if found is None:
             ranked[query_id] = docs
         else:
             found.update(docs)
-    return ranked
+    get = excluded.get
+    result = {}
+    for query_id, docs in ranked.items():
+        result[query_id] = official_docs(docs, get(query_id), depth)
+    return result

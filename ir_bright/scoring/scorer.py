@@ -169,16 +169,25 @@ class Scorer:
     def _scored(self, run: Any, name: str | None, score: Callable[[Any], T]) -> T:
         """``score(the run, read strictly)``, the run checked against the qrels.
 
-        A run file is read and scored a part at a time (memory for one part, not the whole
-        run); should its queries not be grouped, it is read whole and scored again.
+        A run file is read once, each query cut to what the protocol keeps as soon as its
+        lines are read, and scored a part at a time: memory for the queries times the depth,
+        whatever the run's length. Should its queries not be grouped, it is read whole and
+        scored again.
         """
         name = name or run_label(run)
         if not streamable(run):
             return self._scored_whole(run, name, score)
+        evaluator = self.evaluator
         with RunFile(run) as file:
             summary = _RunSummary(self)
+
+            def keep(query_id: str, docs: dict[str, float]) -> Mapping[str, float]:
+                summary.note(query_id, docs)  # before the cut: the checks see every doc
+                return evaluator.cut(query_id, docs)
+
+            parts = read_run_parts(file, keep=keep)
             try:
-                result = score(RunParts(map(summary.consumable, read_run_parts(file))))
+                result = score(RunParts(map(evaluator.official_part, parts)))
             except QueriesNotGrouped as exc:
                 logger.debug("%s; reading the whole run", exc)
                 return self._scored_whole(file, name, score)
@@ -205,29 +214,26 @@ class _RunSummary:
         self.overlap = False
         self.sample: list[tuple[str, str]] = []  # a few (query, doc) pairs, for the hint
 
-    def consumable(self, part: Mapping[str, Mapping[str, float]]) -> ConsumableRun:
-        """Add ``part`` (just read, so owned) and hand it over to be filtered in place."""
-        self.add(part)
-        return ConsumableRun(part)
-
     def add(self, ranked: Mapping[str, Mapping[str, float]]) -> None:
-        """Note the queries and docs of ``ranked`` (a whole run or one part of it)."""
-        self.query_ids.update(dict.fromkeys(ranked))
+        """Note the queries and docs of ``ranked`` (a whole run)."""
+        for query_id, docs in ranked.items():
+            self.note(query_id, docs)
+
+    def note(self, query_id: str, docs: Mapping[str, float]) -> None:
+        """Note one query and its docs."""
+        self.query_ids[query_id] = None
         if self.overlap:
             return
-        for query_id, docs in ranked.items():
-            if len(self.sample) >= SAMPLE_PAIRS:
-                break
+        if len(self.sample) < SAMPLE_PAIRS:
             self.sample.extend((query_id, doc_id) for doc_id in islice(docs, 10))
         judged, excluded = self.scorer.evaluator.judged, self.scorer.evaluator.excluded
-        for query_id, docs in ranked.items():
-            known = judged.get(query_id, {}).keys() | excluded.get(query_id, _NO_DOCS)
-            if not known:
-                continue
-            if not known.isdisjoint(docs):
-                self.overlap = True
-                return
-            self.ranked_docs += len(docs)
+        known = judged.get(query_id, {}).keys() | excluded.get(query_id, _NO_DOCS)
+        if not known:
+            return
+        if not known.isdisjoint(docs):
+            self.overlap = True
+            return
+        self.ranked_docs += len(docs)
 
     def check(self, name: str) -> None:
         """Refuse a run for another dataset; warn about unknown and missing queries, and about

@@ -3,7 +3,8 @@
 :class:`ArrowStore` rewrites a parquet corpus once into an uncompressed Arrow IPC file next to
 it (:mod:`.arrow_file`) and memory-maps it (:mod:`.arrow_mapped`): random access by id without
 holding texts in Python memory, and scans with no decoding at all. It does not depend on the
-parquet row-group layout. Only the id -> row dictionary lives in Python memory.
+parquet row-group layout. Ids are found through a hash table file beside it (:mod:`.id_index`),
+memory-mapped too: opening a store reads headers, never every id.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from .. import lazy
 from . import derived
 from .arrow_file import StoreFile, page_crcs_of
 from .arrow_mapped import MappedTable, readable
+from .id_index import IdIndex
 from .schema import Spec
 
 if TYPE_CHECKING:
@@ -56,15 +58,16 @@ class ArrowStore:
         columns: Sequence[str],
         spec: Spec | None = None,
     ):
-        self._file = StoreFile(parquet_path, columns, spec)
+        self._file = StoreFile(parquet_path, columns, spec, id_column)
         self._id_column = id_column
+        self._id_position = list(columns).index(id_column)
         self._reset()
 
     def _reset(self) -> None:
         self._manifest: dict | None = None
         self._pages: derived.Pages | None = None
         self._mapped: MappedTable | None = None
-        self._row_of: dict[str, int] | None = None
+        self._index: IdIndex | None = None
 
     def built(self, parquet: Path | None = None) -> bool:
         """Whether the IPC file and its manifest exist (for ``parquet``, if given)."""
@@ -119,15 +122,33 @@ class ArrowStore:
         """All values of a column as Python objects (its pages checked first)."""
         return self._repairing(lambda: self._open().column_values(name))
 
-    def row_of(self) -> dict[str, int]:
-        """The id -> row dictionary (built on first use from the id column; first copy wins)."""
-        if self._row_of is None:
-            ids = self.column_values(self._id_column)
-            row_of: dict[str, int] = {}
-            for row, doc_id in enumerate(ids):
-                row_of.setdefault(doc_id, row)
-            self._row_of = row_of
-        return self._row_of
+    def row_of(self) -> RowOf:
+        """The id -> row mapping (``get``, ``[]``, ``in``; the first row of a repeated id)."""
+        return RowOf(self)
+
+    def lookup(self, doc_id: str) -> tuple | None:
+        """The values of the (first) row whose id is ``doc_id``, in the store's column
+        order, or None when no row has it."""
+        return self._repairing(lambda: self._lookup(doc_id))
+
+    def _lookup(self, doc_id: str) -> tuple | None:
+        table = self._open()
+        for row in self._ids().candidates(doc_id):
+            values = table.row(row)
+            if values[self._id_position] == doc_id:  # a colliding key costs a row read
+                return values
+        return None
+
+    def _ids(self) -> IdIndex:
+        """The id index, memory-mapped (its header and size checked)."""
+        if self._index is None:
+            manifest, _ = self._checked()
+            path = StoreFile.files(self._file.target())["ids"]
+            size = manifest["files"]["ids"]["size"]
+            pages = derived.Pages(path, page_crcs_of(manifest, "id_pages"), size)
+            with readable(path):
+                self._index = IdIndex(path, pages, manifest["rows"])
+        return self._index
 
     def row(self, row: int) -> tuple:
         """The values of ``row`` in the store's column order (their pages checked first)."""
@@ -177,6 +198,35 @@ class ArrowStore:
 
     def __len__(self) -> int:
         return self._repairing(lambda: self._checked()[0]["rows"])
+
+
+class RowOf:
+    """A store's ids and their rows, looked up in its id index (nothing held in memory)."""
+
+    def __init__(self, store: ArrowStore):
+        self._store = store
+
+    def get(self, doc_id: str, default: int | None = None) -> int | None:
+        """The (first) row whose id is ``doc_id``, or ``default``."""
+        row = self._store._repairing(lambda: self._row(doc_id))
+        return default if row is None else row
+
+    def _row(self, doc_id: str) -> int | None:
+        store = self._store
+        table = store._open()
+        for row in store._ids().candidates(doc_id):
+            if table.value(row, store._id_position) == doc_id:
+                return row
+        return None
+
+    def __getitem__(self, doc_id: str) -> int:
+        row = self.get(doc_id)
+        if row is None:
+            raise KeyError(doc_id)
+        return row
+
+    def __contains__(self, doc_id: object) -> bool:
+        return isinstance(doc_id, str) and self.get(doc_id) is not None
 
 
 def _read_block(

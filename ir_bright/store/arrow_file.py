@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 from .. import lazy
 from ..errors import unwritable_cache
 from ..log import progress
-from . import derived
+from . import derived, id_index
 from .lock import file_lock
 from .parquet import open_parquet, read_batches
 from .schema import Spec, checked, checked_batches
@@ -43,14 +43,19 @@ class StoreFile:
     """The IPC file and manifest of one parquet corpus, checked and (re)built on demand."""
 
     KIND = "ir_bright.arrow-store"
-    VERSION = 3  # 3: built from checked parquet only, each repeated id's first row only
+    VERSION = 4  # 4: the id index on disk (.ids); 3: checked parquet only, first row of an id
 
     def __init__(
-        self, parquet_path: Callable[[], Path], columns: Sequence[str], spec: Spec | None = None
+        self,
+        parquet_path: Callable[[], Path],
+        columns: Sequence[str],
+        spec: Spec | None = None,
+        id_column: str | None = None,
     ):
         self.parquet_path = parquet_path
         self.columns = list(columns)
         self.spec = spec
+        self.id_column = id_column or self.columns[0]
 
     @staticmethod
     def path_for(parquet: Path) -> Path:
@@ -65,6 +70,11 @@ class StoreFile:
         """Whether the IPC file and its manifest exist (for ``parquet``, if given)."""
         target = self.path_for(parquet or self.parquet_path())
         return target.is_file() and derived.manifest_path(target).is_file()
+
+    @staticmethod
+    def files(target: Path) -> dict[str, Path]:
+        """The files of the store at ``target``: the IPC file and its id index."""
+        return {"store": target, "ids": id_index.path_for(target)}
 
     def manifest(self) -> dict[str, Any]:
         """The manifest of an intact store, building or rebuilding the store first if needed."""
@@ -87,7 +97,7 @@ class StoreFile:
         if not target.exists() and not os.path.islink(target):
             return None, None
         manifest, problem = derived.check(
-            target, self.KIND, self.VERSION, parquet, {"store": target}, whole=False
+            target, self.KIND, self.VERSION, parquet, self.files(target), whole=False
         )
         if manifest is not None and manifest.get("columns") != self.columns:
             return None, "built for other columns"
@@ -120,7 +130,7 @@ class StoreFile:
         schema = pa.schema([schema.field(name) for name in self.columns])
         total = open_parquet(parquet).metadata.num_rows
         derived.manifest_path(target).unlink(missing_ok=True)  # untrusted until written anew
-        blocks, rows = [], 0
+        blocks, rows, keys = [], 0, id_index.KeyCollector()
         with (
             derived.replaced_atomically(target) as out,
             ipc.new_file(out, schema) as writer,
@@ -130,18 +140,20 @@ class StoreFile:
                 start = out.tell()
                 writer.write_batch(batch)
                 blocks.append([start, out.tell() - start, batch.num_rows])
+                keys.add(batch.column(self.id_column).to_pylist())
                 rows += batch.num_rows
                 bar.update(batch.num_rows)
+        files = self.files(target)
+        keys.write(files["ids"])
         extra = {
             "columns": self.columns,
             "rows": rows,
             "blocks": _block_crcs(target, blocks),
-            "pages": base64.b64encode(
-                typed_array("I", derived.page_crcs(target)).tobytes()
-            ).decode(),
+            "pages": _encoded(derived.page_crcs(target)),
+            "id_pages": _encoded(derived.page_crcs(files["ids"])),
         }
         return derived.write_manifest(
-            target, self.KIND, self.VERSION, parquet, {"store": target}, extra, crc=False
+            target, self.KIND, self.VERSION, parquet, files, extra, crc=False
         )
 
     def _batches(self, parquet: Path):
@@ -164,6 +176,10 @@ def _block_crcs(path: Path, blocks: list[list[int]]) -> list[list[int]]:
     return blocks
 
 
+def _encoded(crcs: list[int]) -> str:
+    return base64.b64encode(typed_array("I", crcs).tobytes()).decode()
+
+
 def well_formed(manifest: dict) -> bool:
     """Whether a store manifest has the shape :meth:`StoreFile._write` gives it."""
     blocks, size = manifest.get("blocks"), manifest["files"]["store"].get("size")
@@ -176,14 +192,17 @@ def well_formed(manifest: dict) -> bool:
         return False
     if any(offset + length > size for offset, length, _, _ in blocks):
         return False
-    return sum(b[2] for b in blocks) == manifest["rows"] and bool(
-        page_crcs_of(manifest) or not size
+    return (
+        sum(b[2] for b in blocks) == manifest["rows"]
+        and bool(page_crcs_of(manifest) or not size)
+        and bool(page_crcs_of(manifest, "id_pages"))
     )
 
 
-def page_crcs_of(manifest: dict) -> list[int]:
-    """The per-page CRC-32s a manifest records (empty when missing or malformed)."""
+def page_crcs_of(manifest: dict, key: str = "pages") -> typed_array:
+    """The per-page CRC-32s a manifest records for the store (``pages``) or its id index
+    (``id_pages``); empty when missing or malformed."""
     try:
-        return typed_array("I", base64.b64decode(manifest["pages"])).tolist()
+        return typed_array("I", base64.b64decode(manifest[key]))
     except (KeyError, TypeError, ValueError):
-        return []
+        return typed_array("I")

@@ -74,6 +74,13 @@ class MappedTable:
             self._verify_value(column, offset)
         return tuple(self.table.column(name).chunk(chunk)[offset].as_py() for name in self._columns)
 
+    def value(self, row: int, column: int) -> Any:
+        """The value of one column (by position) of ``row`` (its pages checked first)."""
+        chunk = bisect.bisect_right(self._chunk_starts, row) - 1
+        offset = row - self._chunk_starts[chunk]
+        self._verify_value(self._layout(chunk)[column], offset)
+        return self.table.column(self._columns[column]).chunk(chunk)[offset].as_py()
+
     def column_values(self, name: str) -> list:
         """All values of a column as Python objects (every page of its buffers checked first)."""
         for chunk in self.table.column(name).chunks:

@@ -35,6 +35,7 @@ import logging
 import os
 import stat
 import zlib
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -181,7 +182,7 @@ class Pages:
     (offset, length) to its CRC-32. Each page is checked at most once per process.
     """
 
-    def __init__(self, path: Path, pages: list[int], size: int):
+    def __init__(self, path: Path, pages: Sequence[int], size: int):
         self.path = path
         self._pages = pages
         self._size = size

@@ -43,11 +43,11 @@ class StoreDocstore(Docstore):
 
     def get_many_iter(self, doc_ids: Iterable[str]) -> Iterator[Any]:
         """Yield the docs of the ids that exist, in the order asked; unknown ids are skipped."""
-        rows = self._store.row_of()
+        lookup = self._store.lookup
         for doc_id in doc_ids:
-            row = rows.get(doc_id)
-            if row is not None:
-                yield self._to_doc(self._store.row(row))
+            values = lookup(doc_id)
+            if values is not None:
+                yield self._to_doc(values)
 
     def built(self) -> bool:
         """Whether the underlying IPC file exists."""

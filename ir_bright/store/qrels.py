@@ -4,6 +4,7 @@ excluded document ids (BRIGHT's and TEMPO's ``examples``, a reasoning set's rows
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
+from itertools import chain, repeat
 from typing import Any
 
 from ir_datasets.formats import BaseQrels, TrecQrel
@@ -27,8 +28,11 @@ class IdListQrels(BaseQrels):
 
     def qrels_iter(self) -> Iterator[TrecQrel]:
         """Yield the qrels query by query, in the file's row order."""
-        for query_id, gold, excluded in self.judgement_rows():
-            yield from query_qrels(query_id, ((g, 1) for g in gold), excluded)
+        rows = self.judgement_rows()
+        return chain.from_iterable(
+            query_qrels(query_id, zip(gold, repeat(1)), excluded)
+            for query_id, gold, excluded in rows
+        )
 
     def judgement_rows(self) -> Iterator[tuple[str, list[str], list[str]]]:
         """``(query id, gold ids, excluded ids)`` of each row, in the file's order, the lists

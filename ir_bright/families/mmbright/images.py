@@ -170,8 +170,8 @@ class ImageCorpus:
         """The encoded bytes of a decodable image, or None (absent or undecodable)."""
         if path not in self.formats:
             return None
-        row = self.store.row_of().get(path)
-        return None if row is None else self.store.row(row)[1]
+        values = self.store.lookup(path)
+        return None if values is None else values[1]
 
     def resolve(self, paths: Iterable[str]) -> tuple[list[str], list[bytes], int, int]:
         """The decodable ones of ``paths`` and their bytes, in order, plus how many were

@@ -101,8 +101,8 @@ class PairCorpus:
         if parts is None:
             return None
         passage_id, path = parts
-        row = self.passages.row_of().get(passage_id)
-        if row is None:
+        passage = self.passages.lookup(passage_id)
+        if passage is None:
             return None
         data = None
         if path is not None:
@@ -111,7 +111,7 @@ class PairCorpus:
             data = self.images.image(path)
             if data is None:
                 return None
-        _, text = self.passages.row(row)
+        _, text = passage
         return MMBrightPairDoc._make((doc_id, passage_id, text, path, data))
 
 
