@@ -42,6 +42,7 @@ SECTIONS = {
     "candidates": "Reranking candidates for the 12 BRIGHT domains (`bench_candidates.py`)",
     "startup": "Start-up: importing and the command (`bench_startup.py`)",
     "families": "R2MED and TEMPO beside BRIGHT: loading and scoring (`bench_families.py`)",
+    "scale": "From 100,000 to 2,500,000 documents (`bench_scale.py`)",
 }
 DECISIONS_PAGE = HERE.parent / "docs" / "decisions.md"
 DECISIONS = {

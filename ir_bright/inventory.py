@@ -192,7 +192,6 @@ def describe(dataset_id: str) -> dict[str, Any]:
     (path, url, size, cached, local_path, damaged, provenance: see
     :func:`ir_bright.hub.fetch_records.file_provenance`), ``bm25_indexes`` and, where they apply,
     ``summary`` and ``adjusted_qrels``."""
-    from dataclasses import asdict
 
     from . import registry
     from .families import protocol_of
@@ -211,7 +210,7 @@ def describe(dataset_id: str) -> dict[str, Any]:
         "official_measures": list(doc.get("official_measures") or []),
         "website": doc.get("website"),
         "bibtex": doc.get("bibtex"),
-        "protocol": asdict(protocol) if protocol is not None else None,
+        "protocol": dict(protocol._asdict()) if protocol is not None else None,
         "counts": counts(dataset),
         "revision": revision_of(dataset_id, dataset),
         "files": [_file_state(file) for file in files],

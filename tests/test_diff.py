@@ -167,6 +167,7 @@ def test_markdown_by_default_lists_counts_touched_queries_and_moves(
     assert out == ""
     text = output.read_text()
     assert "| bright/biology | 1/1/1 | 1/1/1 | 2/2 | 0/0 |" in text
+    assert "From bright/biology@mteb-v1 (a75a0eb) to bright/biology (3066d29, mteb-v1.1):" in text
     assert "| bright/biology | 0 | gold_changed, doc_changed |" in text
     assert "| 0 | gold_changed, doc_changed | 0.6131 | 0.0000 | -0.6131 |" in text
 
@@ -230,3 +231,9 @@ def test_a_run_judged_at_neither_revision_is_refused_as_evaluate_refuses_it(
     run = write_run(tmp_path / "run.trec", {"0": ["insects_light/Phototaxis_1.txt"]})
     status, out, err = cli("diff", "bright/biology@mteb-v1", "bright/biology", "--run", run)
     assert status == 2 and out == "" and "none of its 1 ranked documents is judged" in err
+
+
+def test_a_missing_run_file_is_refused_before_anything_is_fetched(bright_revisions, cli, hub):
+    status, out, err = cli("diff", "bright/biology@mteb-v1", "bright/biology", "--run", "no.trec")
+    assert status == 2 and out == "" and "no.trec: no such run file" in err
+    assert hub.fetched == []

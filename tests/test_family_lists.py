@@ -19,7 +19,6 @@ import contextlib
 import importlib.util
 import io
 import re
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -137,10 +136,9 @@ def help_texts() -> dict[str, str]:
 def renamed_families(monkeypatch):
     """Every family's pretty name replaced by ``Renamed<order>`` in its declaration."""
     for family in families():
-        collection = replace(family.collection, pretty_name=f"Renamed{family.order}")
-        monkeypatch.setattr(
-            family, "declaration", replace(family.declaration, collection=collection)
-        )
+        collection = family.collection._replace(pretty_name=f"Renamed{family.order}")
+        renamed = family.declaration._replace(collection=collection)
+        monkeypatch.setattr(family, "declaration", renamed)
 
 
 def test_no_help_text_lists_the_families_by_hand(renamed_families):

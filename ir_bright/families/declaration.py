@@ -47,7 +47,6 @@ them without building any dataset.
 
 from __future__ import annotations
 
-import dataclasses
 import importlib
 import json
 from collections.abc import Mapping, Sequence
@@ -136,8 +135,7 @@ class Family:
             key: FilePin(pin.path, pin.cache_path, same_as=pin.same_as)
             for key, pin in hub.files.items()
         }
-        view = dataclasses.replace(
-            hub,
+        view = hub._replace(
             revision=commit,
             commit=commit,
             alias=alias,
@@ -146,7 +144,7 @@ class Family:
             files=unpinned,
         )
         domains = {
-            key: dataclasses.replace(domain, counts=dict.fromkeys(domain.counts))
+            key: domain._replace(counts=dict.fromkeys(domain.counts))
             for key, domain in self.domains.items()
         }
         why = f"the declared counts are {hub.revision}'s; known once {commit}'s files are read"
@@ -297,7 +295,7 @@ class Family:
     def replaced(self, **changes: Any) -> Family:
         """The same family with the declaration's top-level blocks ``changes`` replaced (for
         instance another ``hub``: the family at another revision)."""
-        return Family(dataclasses.replace(self.declaration, **changes))
+        return Family(self.declaration._replace(**changes))
 
 
 def _check_names(declaration: Declaration, where: str) -> None:

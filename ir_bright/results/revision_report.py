@@ -3,12 +3,21 @@ given, its scores under both (:func:`make_diff`), written as markdown or JSON.""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .revision_diff import DatasetDiff, diff, load_pair, pairs
-from .revision_scores import ScoreDiff, check_measure, headline_measure, runs_by_dataset, score_diff
+from ..errors import RunFormatError
+from .revision_diff import DatasetDiff, diff, load_pair, pairs, split_id
+from .revision_scores import (
+    ScoreDiff,
+    check_measure,
+    headline_measure,
+    run_paths,
+    runs_by_dataset,
+    score_diff,
+)
 from .tables import Grid, render
 
 FORMATS = ("markdown", "json")
@@ -50,6 +59,9 @@ def make_diff(
     ``runs`` under both with ``measure`` (default: each dataset's headline measure)."""
     measure = check_measure(measure)
     scored = runs_by_dataset(runs, pairs(old, new)) if runs else []
+    missing = [path for path in run_paths(runs) if path != "-" and not os.path.exists(path)]
+    if missing:  # before the comparison, which may download gigabytes
+        raise RunFormatError(f"{missing[0]}: no such run file")
     datasets = diff(old, new)
     scores = {}
     for argument, pair in scored:
@@ -85,10 +97,31 @@ def _counts_table(report: DiffReport) -> Grid:
         for i, found in report.datasets.items()
     ]
     note = (
-        f"From {report.old} to {report.new}: + added, - removed, ~ changed (documents: any field "
-        "but the id; queries: their text); gold and excluded pairs over every query."
+        f"From {_with_commit(report.old)} to {_with_commit(report.new)}: + added, - removed, "
+        "~ changed (documents: any field but the id; queries: their text); gold and excluded "
+        "pairs over every query."
     )
     return Grid(header, rows, 1, notes=[note])
+
+
+def _with_commit(given: str) -> str:
+    """``bright/biology (3066d29, mteb-v1.1)``: an id as given, with the commit it was read at
+    and that commit's alias, when its family reads one repository at one commit."""
+    from ..families import family_of
+    from ..hub.config import revision
+
+    base, asked = split_id(given)
+    family = family_of(base)
+    repo = family.repo(base) if family is not None else None
+    if family is None or repo is None or family.hub.revision is None:
+        return given
+    aliases = family.aliases()
+    commit = asked[1:] if asked else revision(repo, family.hub.revision)
+    commit = aliases.get(commit, commit)
+    if len(commit) != 40:  # a branch, or a commit's prefix: shown as given
+        return given
+    alias = next((a for a, c in aliases.items() if c == commit and a != asked[1:]), None)
+    return f"{given} ({commit[:7]}{f', {alias}' if alias else ''})"
 
 
 def _sign(count: str) -> str:
