@@ -410,6 +410,12 @@ def main() -> int:
         f"\nHeld: ir_bright {held['ir_bright']} of {total}, "
         f"huggingface_hub {held['huggingface_hub']} of {total}."
     )
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import weight
+
+    print(
+        f"\nWhat huggingface_hub adds to an ir_bright install: {weight.added('huggingface_hub')}."
+    )
     return 0
 
 

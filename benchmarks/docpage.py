@@ -51,6 +51,10 @@ DECISIONS = {
     "analysis": "the BM25 analysis (`bench_analysis.py`)",
     "ranx": "statistics and fusion (`bench_ranx.py`)",
     "workers": "the worker pool (`bench_workers.py`)",
+    "sizes": "the own pieces' sizes (`bench_sizes.py`)",
+    "lock": "the cache lock (`bench_lock.py`)",
+    "hosts": "registration without importing the hosts (`bench_hosts.py`)",
+    "runs": "reading runs (`bench_runs.py`)",
 }
 """The decisions page's measured sections; their headings and the prose around them are the
 page's own."""

@@ -1,14 +1,17 @@
 """Every python and bash block of README.md and docs/*.md runs as written, both ways a reader
-runs it: the page top to bottom in one interpreter, and each python block alone.
+runs it: the page top to bottom, and each block alone.
 
-Sybil parses the pages. Each page's blocks run in order in one namespace (the page pass), against
-the fixture BRIGHT, MM-BRIGHT and BRIGHT-Pro served on loopback, in a fresh working folder. Each
-python block also runs as ``python script.py`` in a fresh interpreter (the script pass), in
-the same working folder just before its turn in the page, so it has the files the blocks above
-it wrote but none of their names. A block that needs an earlier block's names says so on its
-first line, ``# continues the block under "<heading>"`` (the last python block under that
-heading of the same page): its script is that block's script, then its own. Deprecation
-warnings raised by a block's own code are errors in the script pass.
+Sybil parses the pages. Each page's blocks run in order (the page pass), against the fixture
+hubs of every family served on loopback: the python blocks in one namespace, in the page's
+working folder. Each block also runs alone, just before its turn in the page: a python block as
+``python script.py`` in a fresh interpreter, a bash block in a fresh ``bash``, each in an empty
+folder of its own, so it has none of the names and none of the files of the blocks above it.
+A block that reads a file an earlier block wrote says so on its first lines,
+``# needs runs/run.trec`` (paths separated by spaces or commas, a folder ending in ``/``, an
+optional explanation in parentheses after them), and gets a copy of it from the page's folder;
+the files a bash block writes are then copied into the page's folder, as if it had run there.
+A block that uses an earlier block's names, or reads a file it does not declare, fails alone.
+Deprecation warnings raised by a block's own code are errors in the script pass.
 
 A block preceded by ``<!-- skip: next "reason" -->`` needs what the suite does not have (the
 real network, a GPU) and is reported skipped with the reason. Blocks of other languages
@@ -23,6 +26,7 @@ from __future__ import annotations
 import configparser
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -48,7 +52,10 @@ from tests.fixtures import (  # noqa: E402
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 TIMEOUT = 180  # seconds a block may take: the slowest (Ray's) takes well under a minute
-CONTINUES = re.compile(r'\A# continues the block under "(?P<heading>[^"]+)"[ \t]*\n')
+NEEDS = re.compile(
+    r"\A(?:#[^\n]*\n)*?# needs (?P<paths>[^(\n]+?)[ \t]*(?:\([^\n]*\))?[ \t]*$", re.M
+)
+"""The ``# needs PATH ...`` line among a block's first comment lines."""
 EXTRAS_USED = {  # what in a runnable block's code needs which extra
     "bm25": r"\bir-bright (?:-q )?bm25\b|\bbm25_transformer\b",
     "compare": r"\bir-bright compare\b|\bir_bright\.compare\(",
@@ -58,80 +65,79 @@ EXTRAS_USED = {  # what in a runnable block's code needs which extra
 }
 
 
-def headings(text: str) -> list[tuple[int, str]]:
-    """``(position, title)`` of each markdown heading of ``text`` outside code fences."""
-    found, fenced, position = [], False, 0
-    for line in text.splitlines(keepends=True):
-        if line.lstrip().startswith("```"):
-            fenced = not fenced
-        elif not fenced and (match := re.match(r"#{1,6} +(.+?)\s*$", line)):
-            found.append((position, match.group(1)))
-        position += len(line)
-    return found
+def needed_files(code: str) -> list[str]:
+    """The files (or folders, ending in ``/``) a block says it needs from earlier blocks."""
+    match = NEEDS.match(code)
+    if match is None:
+        return []
+    return [path for path in re.split(r"[,\s]+", match.group("paths")) if path]
 
 
 class PageRun:
-    """One page run both ways: each python block first as a script in a fresh interpreter
-    (with the scripts of the blocks it continues), then in the page's namespace."""
+    """One page run both ways: each block first alone, in a fresh folder with the files it
+    declares, then in the page (python in the page's namespace)."""
 
-    def __init__(self, page: Path, scripts: Path):
-        self.scripts = scripts
-        self.headings = headings(page.read_text("utf-8"))
-        self.ran: list[tuple[str, str]] = []  # (heading, script) of the python blocks run
+    def __init__(self, page: Path, scratch: Path):
+        self.scratch = scratch
+        self.work = Path.cwd()  # the page's working folder
         self.in_page = PythonEvaluator()
 
     def parser(self) -> sybil.Sybil:
-        """The page's parser: python blocks run both ways, bash blocks in the page pass (each
-        is a fresh ``bash`` process already), skip directives honoured."""
+        """The page's parser: python and bash blocks run both ways, skip directives honoured."""
         return sybil.Sybil(
             parsers=[
                 CodeBlockParser(language="python", evaluator=self.run_python),
-                CodeBlockParser(language="bash", evaluator=run_bash),
+                CodeBlockParser(language="bash", evaluator=self.run_bash),
                 SkipParser(),
             ]
         )
 
+    def alone(self, example) -> Path:
+        """A fresh folder for the block, holding copies of the files it declares."""
+        folder = self.scratch / f"line_{example.line}"
+        folder.mkdir()
+        for needed in needed_files(str(example.parsed)):
+            source = self.work / needed
+            if not source.exists():
+                raise AssertionError(
+                    f"line {example.line} needs {needed}, which no block above it wrote"
+                )
+            target = folder / needed
+            target.parent.mkdir(parents=True, exist_ok=True)
+            if source.is_dir():
+                shutil.copytree(source, target, dirs_exist_ok=True)
+            else:
+                shutil.copy2(source, target)
+        return folder
+
     def run_python(self, example) -> None:
-        """Run the block as ``python script.py``, then in the page's namespace."""
-        script = self.script_of(example)
-        path = self.scripts / f"line_{example.line}.py"
-        path.write_text(script, encoding="utf-8")
-        argv = [sys.executable, "-W", "error::DeprecationWarning:__main__", str(path)]
-        run_to_the_end(argv, f"line {example.line}, run alone as `python {path.name}`")
-        self.ran.append((self.heading_of(example.start), script))
+        """Run the block as ``python script.py`` alone, then in the page's namespace."""
+        folder = self.alone(example)
+        script = self.scratch / f"line_{example.line}.py"
+        script.write_text(str(example.parsed), encoding="utf-8")
+        argv = [sys.executable, "-W", "error::DeprecationWarning:__main__", str(script)]
+        run_to_the_end(argv, f"line {example.line}, run alone as `python {script.name}`", folder)
         self.in_page(example)
 
-    def script_of(self, example) -> str:
-        """The block's source, after the script of the block it continues, if it says so."""
-        source = str(example.parsed)
-        match = CONTINUES.match(source)
-        if match is None:
-            return source
-        wanted = match.group("heading")
-        earlier = [script for heading, script in self.ran if heading == wanted]
-        if not earlier:
-            raise AssertionError(
-                f"line {example.line} continues the block under {wanted!r}, but no python "
-                "block under a heading of that name runs before it"
-            )
-        return f"{earlier[-1]}\n{source}"
-
-    def heading_of(self, position: int) -> str:
-        """The title of the section holding ``position``."""
-        titles = [title for start, title in self.headings if start < position]
-        return titles[-1] if titles else ""
+    def run_bash(self, example) -> None:
+        """Run the block with ``-e -o pipefail`` alone (a failing command fails it), then copy
+        what it wrote into the page's folder, as if it had run there."""
+        folder = self.alone(example)
+        argv = ["bash", "-e", "-o", "pipefail", "-c", example.parsed]
+        run_to_the_end(argv, f"line {example.line}, run alone", folder)
+        shutil.copytree(folder, self.work, dirs_exist_ok=True, symlinks=True)
 
 
-def run_bash(example) -> None:
-    """Run a bash block with ``-e -o pipefail``; a failing command fails the example."""
-    run_to_the_end(["bash", "-e", "-o", "pipefail", "-c", example.parsed], f"line {example.line}")
-
-
-def run_to_the_end(argv: list[str], what: str) -> None:
-    """Run ``argv`` in a session of its own; a failure, or not finishing within
+def run_to_the_end(argv: list[str], what: str, folder: Path) -> None:
+    """Run ``argv`` in ``folder``, in a session of its own; a failure, or not finishing within
     :data:`TIMEOUT` (then the whole session is killed, workers included), fails ``what``."""
     process = subprocess.Popen(
-        argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
+        argv,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+        cwd=folder,
     )
     try:
         out, err = process.communicate(timeout=TIMEOUT)
@@ -165,7 +171,7 @@ def runnable_code(page: Path) -> list[str]:
 
 @pytest.fixture
 def fixture_hub(hub, hub_root, tmp_path, monkeypatch):
-    """Every fixture benchmark on the loopback hub, a fresh working folder, and the
+    """Every family's fixture benchmark on the loopback hub, a fresh working folder, and the
     interpreter's ``ir-bright`` first on PATH. Checksums off: the pins are the real files'."""
     monkeypatch.setenv("IR_BRIGHT_VERIFY", "0")
     bright_hub.write_bright(hub_root)
@@ -187,9 +193,9 @@ def fixture_hub(hub, hub_root, tmp_path, monkeypatch):
 @pytest.mark.slow  # minutes: the pages run the command line, BM25 and Ray for real
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: p.relative_to(ROOT).as_posix())
 def test_every_block_of_the_page_runs_as_written_and_alone(page, fixture_hub, tmp_path):
-    scripts = tmp_path / "scripts"
-    scripts.mkdir()
-    run = PageRun(page, scripts)
+    scratch = tmp_path / "alone"
+    scratch.mkdir()
+    run = PageRun(page, scratch)
     skipped = []
     ran = 0
     for example in run.parser().parse(page):
@@ -203,41 +209,59 @@ def test_every_block_of_the_page_runs_as_written_and_alone(page, fixture_hub, tm
         pytest.skip("; ".join(skipped))
 
 
-def run_page(page: Path, scripts: Path) -> None:
-    """Both passes over ``page`` (no fixtures: for pages of plain Python)."""
-    scripts.mkdir()
-    for example in PageRun(page, scripts).parser().parse(page):
+def run_page(page: Path, scratch: Path) -> None:
+    """Both passes over ``page`` (no fixtures: for pages of plain Python), the page's working
+    folder the current one."""
+    scratch.mkdir()
+    for example in PageRun(page, scratch).parser().parse(page):
         example.evaluate()
 
 
-def test_a_block_using_an_earlier_blocks_names_fails_unless_it_says_it_continues(tmp_path):
+@pytest.fixture
+def page_folder(tmp_path, monkeypatch):
+    """A page's working folder, the current one."""
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    return work
+
+
+def test_a_block_using_an_earlier_blocks_names_fails_alone(tmp_path, page_folder):
     page = tmp_path / "page.md"
-    first = "# A\n\n```python\nx = 1\n```\n\n# B\n\n```python\n"
-    page.write_text(first + "assert x == 1\n```\n")
+    page.write_text("# A\n\n```python\nx = 1\n```\n\n# B\n\n```python\nassert x == 1\n```\n")
     with pytest.raises(AssertionError, match=r"(?s)line 9, run alone as .*NameError: name 'x'"):
         run_page(page, tmp_path / "alone")
-    page.write_text(first + '# continues the block under "A"\nassert x == 1\n```\n')
-    run_page(page, tmp_path / "continued")
-    assert (tmp_path / "continued" / "line_9.py").read_text().startswith("x = 1\n")
-    page.write_text(first + '# continues the block under "B"\nassert x == 1\n```\n')
-    with pytest.raises(AssertionError, match="no python block under a heading of that name"):
-        run_page(page, tmp_path / "misnamed")
 
 
-def test_a_deprecated_call_in_a_block_fails_its_script(tmp_path):
+WRITES = "```bash\nmkdir -p runs && echo 7 > runs/seven.txt\n```\n\n"
+READS = "```python\n{needs}assert open('runs/seven.txt').read() == '7\\n'\n```\n"
+
+
+def test_a_block_reading_an_earlier_blocks_file_gets_it_only_if_it_says_so(tmp_path, page_folder):
+    page = tmp_path / "page.md"
+    page.write_text(READS.format(needs="# needs runs/seven.txt\n"))
+    with pytest.raises(AssertionError, match="needs runs/seven.txt, which no block above"):
+        run_page(page, tmp_path / "unwritten")
+    page.write_text(WRITES + READS.format(needs=""))
+    with pytest.raises(AssertionError, match=r"(?s)run alone as .*FileNotFoundError"):
+        run_page(page, tmp_path / "undeclared")
+    page.write_text(WRITES + READS.format(needs="# needs runs/seven.txt (the block above)\n"))
+    run_page(page, tmp_path / "declared")
+    assert (page_folder / "runs" / "seven.txt").read_text() == "7\n"  # the page has it too
+
+
+def test_a_needs_line_names_files_and_folders_before_its_explanation():
+    code = "# a comment\n# needs runs/a.trec, runs/b/ c.tsv (written above)\nprint(1)\n"
+    assert needed_files(code) == ["runs/a.trec", "runs/b/", "c.tsv"]
+    assert needed_files("print(1)\n# needs x.trec\n") == []  # only among the first comments
+
+
+def test_a_deprecated_call_in_a_block_fails_its_script(tmp_path, page_folder):
     page = tmp_path / "page.md"
     code = "import warnings\nwarnings.warn('old', DeprecationWarning, stacklevel=1)\n"
     page.write_text(f"# A\n\n```python\n{code}```\n")
     with pytest.raises(AssertionError, match="DeprecationWarning: old"):
         run_page(page, tmp_path / "scripts")
-
-
-def test_a_continuing_block_names_a_heading_of_its_page():
-    for page in PAGES:
-        titles = {title for _, title in headings(page.read_text("utf-8"))}
-        for code in runnable_code(page):
-            match = CONTINUES.match(code)
-            assert match is None or match.group("heading") in titles, (page.name, code[:80])
 
 
 def test_every_page_says_which_extras_its_examples_need():

@@ -4,6 +4,7 @@ benchmarks/docpage.py, never by hand."""
 from __future__ import annotations
 
 import importlib.util
+import re
 import sys
 from pathlib import Path
 
@@ -134,3 +135,33 @@ def test_every_measured_section_of_the_decisions_page_was_written_by_its_script(
         assert start in page and end in page, f"{key}: the page has no place for it"
         section = page[page.index(start) : page.index(end)]
         assert "UTC at commit " in section and "by `python benchmarks/" in section, key
+
+
+FIGURE = re.compile(
+    r"(?<![\w.])\d[\d,.]*(?:\s?(?:MB|MiB|GB|GiB|ms|s|x|%)(?!\w)|\s(?:lines|times)\b)"
+    r"|(?<![\w.])\d[\d,]* of \d[\d,]*(?!\w)"
+)
+"""A figure: a quantity with its unit (``18 MB``, ``0.8 s``, ``1.2x``, ``550 lines``) or a
+count out of a total (``53 of 300``)."""
+
+
+def test_every_figure_of_the_decisions_prose_is_in_a_measured_section():
+    """The prose states no figure that no script wrote: each one also stands in one of the
+    page's measured sections."""
+    page = (ROOT / "docs" / "decisions.md").read_text("utf-8")
+    sections = re.findall(r"<!-- section ([\w-]+) -->(.*?)<!-- end \1 -->", page, re.S)
+    measured = "\n".join(body for _, body in sections)
+    prose = re.sub(r"<!-- section ([\w-]+) -->.*?<!-- end \1 -->", "", page, flags=re.S)
+    prose = re.sub(r"`[^`\n]*`", "", prose)  # code: versions, names, options
+    unmeasured = [m.group(0) for m in FIGURE.finditer(prose) if m.group(0) not in measured]
+    assert unmeasured == [], "figures no script wrote on docs/decisions.md"
+
+
+def test_the_figure_rule_finds_a_figure_no_script_wrote():
+    assert FIGURE.findall("adds 18 MB in 11 distributions, 0.8 s, 1.15x and 550 lines") == [
+        "18 MB",
+        "0.8 s",
+        "1.15x",
+        "550 lines",
+    ]
+    assert FIGURE.findall("53 of 300 queries, Python 3.14, sha256") == ["53 of 300"]
