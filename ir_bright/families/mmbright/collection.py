@@ -44,6 +44,10 @@ from .tasks import (
 
 CONFIGS = (DOCUMENTS, EXAMPLES, MULTIMODAL, DOC_IMAGES, QUERY_IMAGES)
 
+READS_REVISIONS = True
+"""Its datasets read every hub file from the family they are built from, so a family at a
+revision (:meth:`~ir_bright.families.Family.at`) reads that revision."""
+
 
 @dataclass
 class _Domain:
@@ -55,21 +59,25 @@ class _Domain:
     pairs: dict[str, PairCorpus]
 
 
-def _domain(name: str) -> _Domain:
-    """The pieces of ``name`` for the current cache folder (``IR_DATASETS_HOME`` is read per
-    call, so a changed home never serves another folder's stores)."""
-    return _domain_at(name, str(hub.cache_home()))
+def _domain(name: str, family: Family | None = None) -> _Domain:
+    """The pieces of ``name`` in ``family`` (default: the declared one) for the current cache
+    folder (``IR_DATASETS_HOME`` is read per call, so a changed home never serves another
+    folder's stores)."""
+    return _domain_at(family or declaration(), name, str(hub.cache_home()))
 
 
 @cache
-def _domain_at(name: str, home: str) -> _Domain:
-    documents = file(DOCUMENTS, name)
-    doc_images = ImageCorpus(DOC_IMAGES, name)
+def _domain_at(family: Family, name: str, home: str) -> _Domain:
+    documents = file(DOCUMENTS, name, family)
+    doc_images = ImageCorpus(DOC_IMAGES, name, family)
+    pairs = {
+        rule: PairCorpus(name, rule, documents, doc_images, family) for rule in ("paper", "legacy")
+    }
     return _Domain(
         name=name,
         doc_images=doc_images,
-        query_images=ImageCorpus(QUERY_IMAGES, name),
-        pairs={rule: PairCorpus(name, rule, documents, doc_images) for rule in ("paper", "legacy")},
+        query_images=ImageCorpus(QUERY_IMAGES, name, family),
+        pairs=pairs,
     )
 
 
@@ -92,22 +100,22 @@ def _domain_datasets(family: Family, name: str, ids: dict[str, str]) -> dict[str
     """``mm-bright/<domain>`` (the ``corpus`` query set: documents only) and its task ids."""
     counts = {kind: n for kind, n in family.domains[name].counts.items() if isinstance(n, int)}
     pretty = family.domains[name].name
-    files = {config: file(config, name) for config in CONFIGS}
+    files = {config: file(config, name, family) for config in CONFIGS}
     base = ids["corpus"]
-    text_docs = ParquetDocs(files[DOCUMENTS], base, count=counts["passages"])
+    text_docs = ParquetDocs(files[DOCUMENTS], base, count=counts.get("passages"))
 
     def doc(title: str, desc: str) -> Documentation:
         return Documentation(
             family.documentation(f"MM-BRIGHT {pretty}, {title}", desc.format(domain=pretty))
         )
 
-    passages = {"docs": {"count": counts["passages"]}}
+    passages = {"docs": {"count": counts.get("passages")}}
     corpus = family.query_sets["corpus"]
     corpus_doc = doc(corpus.name or "", corpus.desc or "")
     result = {
         base: dataset(base, text_docs, corpus_doc, metadata=passages, files=[files[DOCUMENTS]])
     }
-    tasks = _tasks(name, counts, text_docs, _key_rules(family))
+    tasks = _tasks(family, name, counts, text_docs)
     for task, (components, metadata, task_files) in tasks.items():
         about = family.query_sets[task]
         entry = family.entry(ids[task])
@@ -126,39 +134,40 @@ _TaskParts = tuple[list[Any], dict[str, Any], list[str]]
 
 
 def _tasks(
-    name: str, counts: dict[str, int], text_docs: ParquetDocs, key_rules: dict[str, str]
+    family: Family, name: str, counts: dict[str, int], text_docs: ParquetDocs
 ) -> dict[str, _TaskParts]:
-    """Per task id: its components, its declared metadata and the configs it reads."""
+    """Per task id: its components, its declared metadata and the configs it reads (counts
+    are None at a revision whose counts are not declared)."""
 
     def doc_images() -> ImageCorpus:
-        return _domain(name).doc_images
+        return _domain(name, family).doc_images
 
     def query_images() -> ImageCorpus:
-        return _domain(name).query_images
+        return _domain(name, family).query_images
 
-    passages = {"docs": {"count": counts["passages"]}}
-    multimodal = {"queries": {"count": counts["multimodal_queries"]}}
-    mm_queries = MultimodalQueries(name, query_images)
-    images = ImageDocs(name, doc_images, counts["decodable_images"])
+    passages = {"docs": {"count": counts.get("passages")}}
+    multimodal = {"queries": {"count": counts.get("multimodal_queries")}}
+    mm_queries = MultimodalQueries(name, query_images, family)
+    images = ImageDocs(name, doc_images, counts.get("decodable_images"))
     tasks: dict[str, _TaskParts] = {
         "task1": (
-            [text_docs, TextQueries(name), TextQrels(name, EXAMPLES)],
-            dict(passages, queries={"count": counts["task1_queries"]}),
+            [text_docs, TextQueries(name, family), TextQrels(name, EXAMPLES, family)],
+            dict(passages, queries={"count": counts.get("task1_queries")}),
             [DOCUMENTS, EXAMPLES],
         ),
         "task2": (
-            [text_docs, mm_queries, TextQrels(name, MULTIMODAL)],
+            [text_docs, mm_queries, TextQrels(name, MULTIMODAL, family)],
             dict(passages, **multimodal),
             [DOCUMENTS, MULTIMODAL, QUERY_IMAGES],
         ),
         "task3": (
-            [images, mm_queries, ImageQrels(name)],
-            dict(multimodal, docs={"count": counts["decodable_images"]}),
+            [images, mm_queries, ImageQrels(name, family)],
+            dict(multimodal, docs={"count": counts.get("decodable_images")}),
             [DOC_IMAGES, MULTIMODAL, QUERY_IMAGES],
         ),
     }
-    for task, rule in key_rules.items():
-        corpus = partial(_pairs, name, rule)
+    for task, rule in _key_rules(family).items():
+        corpus = partial(_pairs, family, name, rule)
         tasks[task] = (
             [PairDocs(name, rule, corpus), mm_queries, PairQrels(corpus)],
             dict(multimodal),
@@ -167,8 +176,8 @@ def _tasks(
     return tasks
 
 
-def _pairs(name: str, rule: str) -> PairCorpus:
-    return _domain(name).pairs[rule]
+def _pairs(family: Family, name: str, rule: str) -> PairCorpus:
+    return _domain(name, family).pairs[rule]
 
 
 def summary(dataset_id: str) -> dict[str, int]:

@@ -32,6 +32,7 @@ from ...store.lock import file_lock
 from ...store.parquet import open_parquet
 from ...store.schema import BYTES as BYTES_KIND
 from ...store.schema import ID, Column
+from ..declaration import Family
 from .records import MMBrightImageDoc
 from .source import file
 
@@ -89,10 +90,10 @@ def counted_warnings() -> Iterator[list[int]]:
 class ImageCorpus:
     """The images of one config (``document_images`` or ``examples_images``) of a domain."""
 
-    def __init__(self, config: str, domain: str):
+    def __init__(self, config: str, domain: str, family: Family | None = None):
         self.config = config
         self.domain = domain
-        self.hub_file = file(config, domain)
+        self.hub_file = file(config, domain, family)
         self.store = ArrowStore(self._parquet, PATH, [PATH, BYTES], spec=IMAGES_SPEC)
 
     def _parquet(self) -> Path:

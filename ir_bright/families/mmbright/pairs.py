@@ -20,6 +20,7 @@ from ...store.arrow import ArrowStore
 from ...store.counts import cached_count
 from ...store.docs import DOCS_SPEC
 from ...store.schema import checked_batches
+from ..declaration import Family
 from .images import ImageCorpus
 from .keys import image_key, pair_id, passage_key_rule, split_pair_id
 from .records import MMBrightPairDoc
@@ -33,8 +34,11 @@ ID, TEXT = "id", "content"
 class PairCorpus:
     """The passages and decodable images of one domain, joined by one key rule."""
 
-    def __init__(self, domain: str, rule: str, passages_file, images: ImageCorpus):
+    def __init__(
+        self, domain: str, rule: str, passages_file, images: ImageCorpus, family: Family | None
+    ):
         self.domain = domain
+        self.family = family
         self.rule = rule
         self.passage_key = passage_key_rule(rule)
         self.passages_file = passages_file

@@ -1,9 +1,10 @@
 """MM-BRIGHT's hub files and its query rows, read defensively.
 
 One parquet per config and domain (``<config>/<domain>.parquet``) of ``mm-bright/MM-BRIGHT`` at
-the pinned revision; the files are declared in the ``hub`` of the family's declaration
-(``ir_bright/families/mm-bright.json``). No md5 sums are published:
-the hub's sha256 ETag is checked by :mod:`ir_bright.hub`.
+the pinned revision (or, for a family at a revision, at its commit: every function takes the
+family its datasets were built from); the files are declared in the ``hub`` of the family's
+declaration (``ir_bright/families/mm-bright.json``). No md5 sums are published: the hub's
+sha256 ETag is checked by :mod:`ir_bright.hub`.
 
 The query configs are read with pyarrow (the ``datasets`` library cannot read
 ``examples_multimodal``). Every column may be missing or null, ``gold_answers`` may be a string
@@ -50,9 +51,10 @@ def declaration() -> Family:
     return family("mm-bright")
 
 
-def file(config: str, domain: str) -> hub.HubFile:
-    """The hub file of ``config`` for ``domain``."""
-    return config_file(declaration(), config, domain)
+def file(config: str, domain: str, family_: Family | None = None) -> hub.HubFile:
+    """The hub file of ``config`` for ``domain`` as ``family_`` places it (default: the
+    declared family)."""
+    return config_file(family_ or declaration(), config, domain)
 
 
 @dataclass(frozen=True)
@@ -98,9 +100,9 @@ def _cached_rows(path: str, mtime_ns: int) -> tuple[QueryRow, ...]:
     )
 
 
-def query_rows(config: str, domain: str) -> tuple[QueryRow, ...]:
+def query_rows(config: str, domain: str, family_: Family | None = None) -> tuple[QueryRow, ...]:
     """The rows of ``examples`` or ``examples_multimodal`` of ``domain`` (fetched if needed)."""
-    path = file(config, domain).fetch()
+    path = file(config, domain, family_).fetch()
     return _cached_rows(str(path), path.stat().st_mtime_ns)
 
 

@@ -25,6 +25,7 @@ from ir_datasets.formats import BaseQrels, BaseQueries, TrecQrel
 from ...hub import HubFile
 from ...judgements import EXCLUDED, query_qrels
 from ...store.counts import cached_count
+from ..declaration import Family
 from .images import ImageCorpus
 from .keys import image_key, pair_id
 from .pairs import PairCorpus
@@ -41,8 +42,9 @@ PAIR_QRELS = {
 
 
 class _Queries(BaseQueries):
-    def __init__(self, domain: str):
+    def __init__(self, domain: str, family: Family | None = None):
         self._domain = domain
+        self._family = family
 
     def queries_namespace(self) -> str:
         """Queries of one domain share ids across tasks."""
@@ -58,11 +60,11 @@ class TextQueries(_Queries):
 
     def queries_hub_files(self) -> list[HubFile]:
         """The hub files the queries are read from (``examples``)."""
-        return [file(EXAMPLES, self._domain)]
+        return [file(EXAMPLES, self._domain, self._family)]
 
     def queries_iter(self) -> Iterator[MMBrightQuery]:
         """``MMBrightQuery`` records in the hub's row order (repeated texts kept)."""
-        for row in query_rows(EXAMPLES, self._domain):
+        for row in query_rows(EXAMPLES, self._domain, self._family):
             yield MMBrightQuery(row.query_id, row.text, row.gold_answers)
 
     def queries_cls(self) -> type:
@@ -73,18 +75,20 @@ class TextQueries(_Queries):
 class MultimodalQueries(_Queries):
     """Tasks 2-4's queries: the ``examples_multimodal`` rows with their decodable images."""
 
-    def __init__(self, domain: str, images: Callable[[], ImageCorpus]):
-        super().__init__(domain)
+    def __init__(
+        self, domain: str, images: Callable[[], ImageCorpus], family: Family | None = None
+    ):
+        super().__init__(domain, family)
         self._images = images
 
     def queries_hub_files(self) -> list[HubFile]:
         """The hub files the queries are read from: the rows and the query images."""
-        return [file(MULTIMODAL, self._domain), self._images().hub_file]
+        return [file(MULTIMODAL, self._domain, self._family), self._images().hub_file]
 
     def queries_iter(self) -> Iterator[MMBrightMultimodalQuery]:
         """``MMBrightMultimodalQuery`` records in the hub's row order."""
         images = self._images()
-        for row in query_rows(MULTIMODAL, self._domain):
+        for row in query_rows(MULTIMODAL, self._domain, self._family):
             ids, blobs, _, _ = images.resolve(row.image_paths)
             yield MMBrightMultimodalQuery(
                 row.query_id, row.text, tuple(ids), tuple(blobs), row.gold_answers
@@ -116,18 +120,19 @@ class TextQrels(_Qrels):
 
     DEFS = TEXT_QRELS
 
-    def __init__(self, domain: str, config: str):
+    def __init__(self, domain: str, config: str, family: Family | None = None):
         self._domain = domain
         self._config = config
+        self._family = family
 
     def qrels_iter(self) -> Iterator[TrecQrel]:
         """The qrels query by query, in row order."""
-        for row in query_rows(self._config, self._domain):
+        for row in query_rows(self._config, self._domain, self._family):
             yield from query_qrels(row.query_id, ((g, 1) for g in row.gold_ids), row.negative_ids)
 
     def qrels_hub_files(self) -> list[HubFile]:
         """The hub files the qrels are read from (the query rows)."""
-        return [file(self._config, self._domain)]
+        return [file(self._config, self._domain, self._family)]
 
     def qrels_count(self) -> int | None:
         """Known once the query file is cached."""
@@ -139,17 +144,18 @@ class ImageQrels(_Qrels):
 
     DEFS = IMAGE_QRELS
 
-    def __init__(self, domain: str):
+    def __init__(self, domain: str, family: Family | None = None):
         self._domain = domain
+        self._family = family
 
     def qrels_iter(self) -> Iterator[TrecQrel]:
         """The qrels query by query, in row order."""
-        for row in query_rows(MULTIMODAL, self._domain):
+        for row in query_rows(MULTIMODAL, self._domain, self._family):
             yield from query_qrels(row.query_id, ((p, 1) for p in row.positive_images))
 
     def qrels_hub_files(self) -> list[HubFile]:
         """The hub files the qrels are read from (``examples_multimodal``)."""
-        return [file(MULTIMODAL, self._domain)]
+        return [file(MULTIMODAL, self._domain, self._family)]
 
     def qrels_count(self) -> int | None:
         """Known once ``examples_multimodal`` is cached."""
@@ -172,7 +178,7 @@ class PairJudgements:
 def task4_judgements(corpus: PairCorpus) -> PairJudgements:
     """Task 4's qrels of ``corpus``'s domain under its key rule (one scan of passage ids)."""
     domain, decodable, key_of = corpus.domain, corpus.images.formats, corpus.passage_key
-    rows = query_rows(MULTIMODAL, domain)
+    rows = query_rows(MULTIMODAL, domain, corpus.family)
     negative_keys = set()
     for row in rows:
         for path in set(row.negative_images) - set(row.positive_images):
@@ -221,8 +227,8 @@ class PairQrels(_Qrels):
 
     def qrels_hub_files(self) -> list[HubFile]:
         """The hub files the qrels depend on: passages, document images, multimodal rows."""
-        domain = self._corpus().domain
-        return [file(config, domain) for config in (DOCUMENTS, DOC_IMAGES, MULTIMODAL)]
+        corpus = self._corpus()
+        return [file(c, corpus.domain, corpus.family) for c in (DOCUMENTS, DOC_IMAGES, MULTIMODAL)]
 
     def qrels_count(self) -> int | None:
         """Known once the passages, document images and multimodal queries are cached (the
