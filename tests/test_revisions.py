@@ -294,7 +294,11 @@ def test_a_family_of_one_repository_per_dataset_takes_a_revision_per_dataset(r2m
 
 
 def test_a_family_whose_module_reads_one_revision_refuses_others(cli):
-    outcome = cli("info", "mm-bright/academia/task1@main")
+    from ir_bright.families import family
+
+    browsecomp = family("browsecomp-plus")
+    assert not getattr(browsecomp.module(), "READS_REVISIONS", False)
+    outcome = cli("info", f"{browsecomp.entries[0].id}@main")
     assert outcome.status == 2 and "give the id without @" in outcome.err
 
 
