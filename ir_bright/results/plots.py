@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import logging
 import math
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -59,10 +60,9 @@ def pyplot() -> Any:
 
 
 def save_png(figure: Any, target: Path) -> Path:
-    """Write ``figure`` to ``target`` as PNG (creating its folders), then close it."""
+    """Write ``figure``, laid out, to ``target`` as PNG (creating its folders), then close it."""
     import matplotlib.pyplot as plt
 
-    figure.tight_layout()
     png = io.BytesIO()
     try:
         figure.savefig(png, format="png", dpi=120)
@@ -77,10 +77,15 @@ def bar_chart(
 ) -> Path:
     """Grouped bars: one group per label, one bar per series, to PNG at ``path``."""
     target = check_plot_path(path)
+    return save_png(bar_figure(labels, series, title, ylabel), target)
+
+
+def bar_figure(labels: Sequence[str], series: Sequence[Bars], title: str, ylabel: str) -> Any:
+    """The figure of :func:`bar_chart`, laid out (its column labels never overlap)."""
     plt = pyplot()
     n_rows = max(len(series), 1)
     width = 0.8 / n_rows
-    figure, axes = plt.subplots(figsize=(max(8.0, 0.55 * len(labels) * max(1, n_rows / 2)), 4.5))
+    figure, axes = plt.subplots(figsize=(_chart_width(len(labels), n_rows), 4.5))
     for i, bars in enumerate(series):
         heights = [math.nan if v is None else v for v in bars.heights]
         positions = [x - 0.4 + width * (i + 0.5) for x in range(len(labels))]
@@ -97,13 +102,61 @@ def bar_chart(
     axes.set_title(title)
     axes.legend(fontsize="small")
     axes.grid(axis="y", alpha=0.3)
-    return save_png(figure, target)
+    lay_out(figure)
+    return figure
+
+
+def _chart_width(n_columns: int, n_series: int = 1) -> float:
+    """Inches: room for each column's bars (wider with more series), at least 8."""
+    return max(8.0, 0.55 * n_columns * max(1.0, n_series / 2))
+
+
+LABEL_LINE = 12
+"""Characters per line of a column label: longer ones wrap at their '-', '_' or spaces."""
+
+
+def _wrapped(label: str) -> str:
+    """``label`` on lines of about :data:`LABEL_LINE` characters, broken after a separator."""
+    lines: list[str] = []
+    for word in re.findall(r"[^-_ ]+[-_ ]*", label) or [label]:
+        if lines and len(lines[-1]) + len(word.rstrip()) <= LABEL_LINE:
+            lines[-1] += word
+        else:
+            lines.append(word)
+    return "\n".join(line.rstrip() for line in lines)
 
 
 def _axis_labels(axes: Any, labels: Sequence[str]) -> None:
-    many = len(labels) > 14
     axes.set_xticks(range(len(labels)))
-    axes.set_xticklabels(labels, rotation=45 if many else 0, ha="right" if many else "center")
+    axes.set_xticklabels([_wrapped(label) for label in labels], fontsize="small")
+
+
+def lay_out(figure: Any) -> None:
+    """Fit the figure's parts in it; where an axes' column labels, level, would touch, turn
+    them upright (a rotated label's box is its line height wide), then fit again."""
+    figure.tight_layout()
+    renderer = figure.canvas.get_renderer()
+    turned = False
+    for axes in figure.axes:
+        ticks = axes.get_xticklabels()
+        if label_overlaps(ticks, renderer, pad=4.0):
+            for tick in ticks:
+                tick.set_rotation(90)
+            turned = True
+    if turned:
+        figure.tight_layout()
+
+
+def label_overlaps(texts: Sequence[Any], renderer: Any, pad: float = 0.0) -> list[tuple[str, str]]:
+    """The pairs of ``texts`` whose drawn boxes, ``pad`` pixels apart or closer, overlap."""
+    boxes = [(t.get_text(), t.get_window_extent(renderer)) for t in texts if t.get_text()]
+    return [
+        (a, b)
+        for i, (a, one) in enumerate(boxes)
+        for b, other in boxes[i + 1 :]
+        if one.x0 < other.x1 + pad and other.x0 < one.x1 + pad
+        and one.y0 < other.y1 + pad and other.y0 < one.y1 + pad
+    ]  # fmt: skip
 
 
 def delta_chart(frame: Any, path: str | Path, labels: Mapping[str, str], alpha: float) -> Path:
@@ -115,7 +168,7 @@ def delta_chart(frame: Any, path: str | Path, labels: Mapping[str, str], alpha: 
     measures = list(dict.fromkeys(frame["measure"]))
     datasets = list(dict.fromkeys(frame["dataset"]))
     figure, panels = plt.subplots(
-        len(measures), 1, figsize=(max(8.0, 0.55 * len(datasets)), 4.2 * len(measures)),
+        len(measures), 1, figsize=(_chart_width(len(datasets)), 4.2 * len(measures)),
         squeeze=False,
     )  # fmt: skip
     for axes, measure in zip(panels[:, 0], measures):
@@ -128,6 +181,7 @@ def delta_chart(frame: Any, path: str | Path, labels: Mapping[str, str], alpha: 
         )
         axes.legend(fontsize="small")
         axes.grid(axis="y", alpha=0.3)
+    lay_out(figure)
     return save_png(figure, target)
 
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..families import Benchmark
 from . import plots
 from .benchmarks import (
     AVERAGE,
@@ -102,7 +103,16 @@ def make_report(request: ReportRequest) -> Report:
 def _columns(table: Table) -> list[str]:
     """The table's value columns: the dataset ids, the groups, then the average (if the
     benchmark has one)."""
-    return [*table.benchmark.columns, *([AVERAGE] if table.benchmark.average else [])]
+    return _benchmark_columns(table.benchmark)
+
+
+def _benchmark_columns(bench: Benchmark) -> list[str]:
+    return [*bench.columns, *([AVERAGE] if bench.average else [])]
+
+
+def column_labels(bench: Benchmark) -> list[str]:
+    """The labels of a report's value columns (its table's header, its chart's x axis)."""
+    return [bench.label(c) for c in _benchmark_columns(bench)]
 
 
 def _measure_text(table: Table) -> str:
@@ -119,7 +129,7 @@ def grid(table: Table) -> Grid:
     Setting column after the system's name when a row has a setting."""
     settings = any(row.info is not None for row in table.rows)
     names = ["system", *(["Setting"] if settings else [])]
-    header = [*names, *(table.benchmark.label(c) for c in _columns(table))]
+    header = [*names, *column_labels(table.benchmark)]
     body = []
     for row in table.rows:
         checks = table.checks.get(row.name, {}) if not row.reference else {}
@@ -205,6 +215,6 @@ def plot(table: Table, path: str | Path) -> Path:
         values = {**row.values, AVERAGE: row.average}
         heights = [None if (v := values.get(c)) is None else v * 100 for c in columns]
         series.append(plots.Bars(row.name, heights, row.reference))
-    labels = [table.benchmark.label(c) for c in columns]
+    labels = column_labels(table.benchmark)
     title = f"{table.benchmark.title}, {_measure_text(table)}(official protocol)"
     return plots.bar_chart(path, labels, series, title, f"{_measure_text(table)}x100")
