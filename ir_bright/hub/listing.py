@@ -67,19 +67,22 @@ def int_or_none(value: Any) -> int | None:
         return None
 
 
-def list_folder(repo: str, revision_: str, folder: str, cache: Path) -> list[ListedEntry]:
+def list_folder(
+    repo: str, revision_: str, folder: str, cache: Path, exact: bool = False
+) -> list[ListedEntry]:
     """The files of ``folder`` in a hub dataset repository at ``revision_``, from the hub's
     listing API (``{HF_ENDPOINT}/api/datasets/{repo}/tree/{revision}/{folder}``, every page),
     kept at ``cache`` as JSON and read from there on later calls without any network call.
 
-    Sub-folders are not listed. ``HF_HUB_OFFLINE`` and network failures raise
-    :class:`OfflineError`; refusals :class:`DownloadError`; a damaged cached listing
+    ``exact``: ``revision_`` is a commit of a dataset at a revision, never overridden by
+    ``IR_BRIGHT_REVISION``. Sub-folders are not listed. ``HF_HUB_OFFLINE`` and network
+    failures raise :class:`OfflineError`; refusals :class:`DownloadError`; a damaged cached listing
     :class:`~ir_bright.errors.DamagedError` naming the file.
     """
     refuse_symlink(cache)
     if cache.is_file():
         return _read_listing(cache)
-    rev = revision(repo, revision_)
+    rev = revision_ if exact else revision(repo, revision_)
     url = f"{endpoint()}/api/datasets/{repo}/tree/{quote(rev, safe='')}/" + quote(folder.strip("/"))
     if offline():
         raise offline_refusal(f"the listing {cache}", url)

@@ -18,9 +18,13 @@ from ..declaration import Entry, Family
 from .aspects import Aspects, parse_aspects, pro_qrels
 from .records import RECORDS as RECORDS  # the family's record types (Family.record_types)
 from .records import BrightProAspect, BrightProQrel, BrightProQuery
-from .source import CONFIGS, NAMESPACE, Split, docs_file, hub_row_count
+from .source import Split, docs_file, hub_row_count
 
 logger = logging.getLogger(__name__)
+
+READS_REVISIONS = True
+"""Its datasets list and read every hub file from the family they are built from, so a family
+at a revision (:meth:`~ir_bright.families.Family.at`) reads that revision."""
 
 QRELS_DEFS = {
     1: "Relevant (a gold id); aspect_id and aspect_weight name its aspect",
@@ -37,10 +41,10 @@ ASPECT_FIELDS = {"id": (str,), "supporting_docs": (list, type(None))}
 class _Examples:
     """The ``examples`` rows of one domain, optionally restricted to a subset of query ids."""
 
-    def __init__(self, split: str, subset: frozenset[str] | None = None):
+    def __init__(self, family: Family, split: str, subset: frozenset[str] | None = None):
         self.split = split
         self.subset = subset
-        self.file = Split("examples", split)
+        self.file = Split("examples", split, family)
 
     def rows(self) -> Iterator[dict[str, Any]]:
         """The rows (query id made a string), in the hub's order, the first row of a repeated
@@ -103,7 +107,7 @@ class ProQueries(BaseQueries):
 
     def queries_namespace(self) -> str:
         """Queries of the same namespace share ids."""
-        return NAMESPACE
+        return self._examples.file.family.namespace
 
     def queries_lang(self) -> str:
         """English."""
@@ -115,7 +119,7 @@ class ProAspects:
 
     def __init__(self, examples: _Examples):
         self._examples = examples
-        self.file = Split("aspects", examples.split)
+        self.file = Split("aspects", examples.split, examples.file.family)
 
     def all_aspects(self) -> list[BrightProAspect]:
         """Every aspect of the domain, weights normalised per query."""
@@ -199,8 +203,10 @@ def datasets(family: Family) -> dict[str, Dataset]:
     is fetched)."""
     result = {family.namespace: collection_root(family.namespace, family.collection)}
     docs = {  # one corpus per domain, shared by its query sets
-        split: ProDocs(Split("documents", split), f"{family.namespace}/{family.domain_id(split)}")
-        for split, domain in family.domains.items()
+        split: ProDocs(
+            Split("documents", split, family), f"{family.namespace}/{family.domain_id(split)}"
+        )
+        for split in family.domains
     }
     for entry in family.entries:
         domain = family.domains[entry.domain]
@@ -211,7 +217,7 @@ def datasets(family: Family) -> dict[str, Dataset]:
 
 def _dataset(family: Family, entry: Entry, docs: ProDocs, subset: frozenset[str] | None) -> Dataset:
     split, domain = entry.domain, family.domains[entry.domain]
-    examples = _Examples(split, subset)
+    examples = _Examples(family, split, subset)
     aspects = ProAspects(examples)
     subset_name = ", agentic subset" if subset is not None else ""
     about = family.query_sets[entry.query_set]
@@ -219,7 +225,7 @@ def _dataset(family: Family, entry: Entry, docs: ProDocs, subset: frozenset[str]
         f"{family.collection.pretty_name} {domain.name}{subset_name}",
         f"{domain.name} (StackExchange posts). {about.desc}",
     )
-    files = ListedFiles([Split(config, split) for config in CONFIGS])
+    files = ListedFiles([Split(config, split, family) for config in family.hub.configs])
     metadata = declared_metadata(family, entry)
     return dataset(
         entry.id,

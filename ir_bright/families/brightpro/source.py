@@ -10,7 +10,11 @@ Lines) or jsonl; when several formats are there, only the first of parquet, json
 read. The revision is ``main`` until a pin is known; ``IR_BRIGHT_REVISION`` overrides it, as
 for every repository (``yale-nlp/Bright-Pro@<rev>``); ``IR_BRIGHT_PRO_REVISION``, its former
 spelling, still does for this release, with a warning.
-Everything of one revision lives in one folder: delete it to take a newer ``main``.
+Everything of one revision lives in one folder: delete it to take a newer ``main``. A dataset at
+a revision (``bright-pro/<domain>@<commit>``, the family read through
+:meth:`~ir_bright.families.Family.at`) lists and reads that commit only, never overridden by
+either variable, and keeps everything under ``bright-pro/@<commit>/``; the listing at that
+commit is the pin of its files.
 
 The corpus is rewritten once into ``<revision>/ir_bright/documents/<split>.parquet`` (columns
 ``id``, ``content``), whatever the hub's format and sharding, so the shared parquet machinery
@@ -39,7 +43,7 @@ from ...store.json_rows import (
 )
 from ...store.parquet import open_parquet
 from ...store.schema import QUERY_ID, TEXT, Column, checked_batches, checked_rows
-from ..declaration import family
+from ..declaration import Family, family
 
 logger = logging.getLogger(__name__)
 
@@ -57,14 +61,18 @@ FORMATS = ("parquet", "jsonl", "json")
 _BATCH_ROWS = 4096
 
 
-def revision() -> str:
-    """The hub revision read: ``IR_BRIGHT_REVISION`` (:func:`ir_bright.hub.config.revision`),
+def revision(family_: Family | None = None) -> str:
+    """The hub revision read for ``family_`` (default: the declared family): the commit of a
+    family at a revision, else ``IR_BRIGHT_REVISION`` (:func:`ir_bright.hub.config.revision`),
     else the former ``IR_BRIGHT_PRO_REVISION`` (with a warning), else the declared pin
     (``main`` until one is known)."""
+    about = (family_ or family("bright-pro")).hub
+    if about.commit is not None:
+        return about.commit
     former = os.environ.get(FORMER_VARIABLE, "").strip()
     if former:
         _former_variable_warning(former)
-    return hub.config.revision(REPO, former or _HUB.revision or "main")
+    return hub.config.revision(about.repo, former or about.revision or "main")
 
 
 @cache
@@ -77,24 +85,35 @@ def _former_variable_warning(value: str) -> None:
     )
 
 
-def _revision_folder() -> Path:
-    return hub.cache_home() / NAMESPACE / hub.config.revision_folder(revision())
-
-
 class Split:
-    """One split (domain) of one config of the hub dataset, as listed by the hub."""
+    """One split (domain) of one config of the hub dataset, as listed by the hub, read as
+    ``family_`` places it (default: the declared family; a family at a revision reads its
+    commit)."""
 
-    def __init__(self, config: str, split: str):
+    def __init__(self, config: str, split: str, family_: Family | None = None):
         self.config = config
         self.split = split
+        self.family = family_ or family("bright-pro")
+        self.repo = self.family.hub.repo
+        self.commit = self.family.hub.commit
         self._name = re.compile(
             rf"{re.escape(split)}(?:-\d+-of-\d+(?:-[0-9a-f]+)?)?\.({'|'.join(FORMATS)})",
             re.IGNORECASE,
         )
 
+    def revision(self) -> str:
+        """The revision read (:func:`revision`)."""
+        return revision(self.family)
+
+    def folder(self) -> Path:
+        """The folder of everything of the revision read: ``@<commit>`` for a family at a
+        revision, else the revision's own folder."""
+        name = f"@{self.commit}" if self.commit else hub.config.revision_folder(self.revision())
+        return hub.cache_home() / self.family.namespace / name
+
     def listing_path(self) -> Path:
         """Where the listing of this config folder is cached."""
-        return _revision_folder() / "listing" / f"{self.config}.json"
+        return self.folder() / "listing" / f"{self.config}.json"
 
     def listed(self) -> bool:
         """Whether the folder's listing is cached (the file names are known offline)."""
@@ -103,7 +122,9 @@ class Split:
     def files(self) -> list[hub.HubFile]:
         """The split's hub files in name order, each pinned by the listing's size and sha256
         (lists the folder first if needed)."""
-        entries = hub.list_folder(REPO, revision(), self.config, self.listing_path())
+        entries = hub.list_folder(
+            self.repo, self.revision(), self.config, self.listing_path(), exact=bool(self.commit)
+        )
         by_format: dict[str, list[hub.ListedEntry]] = {}
         for entry in sorted(entries, key=lambda e: e.path):
             folder, _, name = entry.path.rpartition("/")
@@ -113,25 +134,29 @@ class Split:
         # one format per split (parquet first): a folder holding the same rows twice, as
         # parquet and as JSON, must not yield them twice
         chosen = next((by_format[f] for f in FORMATS if f in by_format), [])
+        # at a commit, HubFile places the file under @<commit>/ itself
+        folder = "" if self.commit else f"{self.folder().name}/"
         files = [
             hub.HubFile(
-                repo=REPO,
+                repo=self.repo,
                 path=entry.path,
-                namespace=NAMESPACE,
-                cache_path=f"{_revision_folder().name}/{entry.path}",
-                revision=revision(),
+                namespace=self.family.namespace,
+                cache_path=f"{folder}{entry.path}",
+                revision=self.revision(),
                 size=entry.size,
                 sha256=entry.sha256,
+                commit=self.commit,
+                alias=self.family.hub.alias,
             )
             for entry in chosen
         ]
         if not files:
             names = ", ".join(e.path for e in entries[:8]) or "nothing"
             raise DownloadError(
-                f"{REPO} at {revision()} has no file for split {self.split} in {self.config}/ "
-                f"(the listing {self.listing_path()} shows {names}): set "
-                f"IR_BRIGHT_REVISION={REPO}@<rev> to a revision with the split, or delete the "
-                "listing to fetch it anew"
+                f"{self.repo} at {self.revision()} has no file for split {self.split} in "
+                f"{self.config}/ (the listing {self.listing_path()} shows {names}): set "
+                f"IR_BRIGHT_REVISION={self.repo}@<rev> to a revision with the split, or delete "
+                "the listing to fetch it anew"
             )
         return files
 
@@ -157,7 +182,7 @@ class Split:
 
     def docs_path(self) -> Path:
         """Where the corpus rewritten as one parquet file (``id``, ``content``) lives."""
-        return _revision_folder() / "ir_bright" / self.config / f"{self.split}.parquet"
+        return self.folder() / "ir_bright" / self.config / f"{self.split}.parquet"
 
 
 class Unlisted:
@@ -173,7 +198,8 @@ class Unlisted:
     @property
     def url(self) -> str:
         """The listing API's URL of the config folder."""
-        return f"{hub.endpoint()}/api/datasets/{REPO}/tree/{revision()}/{self._split.config}"
+        split = self._split
+        return f"{hub.endpoint()}/api/datasets/{split.repo}/tree/{split.revision()}/{split.config}"
 
     @property
     def local_path(self) -> Path:
