@@ -259,7 +259,7 @@ def advice_of(cli, family) -> list[str]:
                 said += json.loads(out)["scored_by"]
     for argv in (
         ["evaluate", family.namespace, "any.run"],
-        ["compare", "a.run", "b.run", "--dataset", family.namespace],
+        ["compare", family.namespace, "a.run", "b.run"],
         ["report", f"{family.namespace}=any.run"],
     ):
         status, _, err = cli(*argv)

@@ -360,7 +360,7 @@ def pony_cached(bright_hub, cli, tmp_path):
     [
         ["evaluate", "bright/biology", "RUN"],
         ["evaluate", "bright/biology", "RUN", "--stock"],
-        ["compare", "RUN", "RUN.copy", "-d", "bright/biology"],
+        ["compare", "bright/biology", "RUN", "RUN.copy"],
         ["report", "bright/biology=RUN", "-b", "bright", "-m", "nDCG@10"],
     ],
 )

@@ -200,7 +200,7 @@ def test_intervals_equal_scipys_paired_bootstrap_with_the_same_seed(runs, capsys
     folder, scores = runs
     run_a = folder / "base" / "bright__aops.trec"
     run_b = folder / "mine" / "bright__aops.trec"
-    argv = [str(run_a), str(run_b), "-d", "bright/aops", "--samples", "3000", "--seed", "11"]
+    argv = ["bright/aops", str(run_a), str(run_b), "--samples", "3000", "--seed", "11"]
     (record,), _ = compare_json(capsys, *argv)
     ours, theirs = arrays(scores, "mine", "base", ["aops"])
     expected = stats.bootstrap(
@@ -292,7 +292,7 @@ def test_one_query_has_no_t_test_and_no_interval(recwarn):
 def test_json_records_have_exactly_the_documented_keys(runs, capsys):
     folder, _ = runs
     base, mine = (str(folder / s / "bright__pony.trec") for s in ("base", "mine"))
-    records, _ = compare_json(capsys, base, mine, "--dataset", "bright/pony", "--samples", "100")
+    records, _ = compare_json(capsys, "bright/pony", base, mine, "--samples", "100")
     assert [list(r) for r in records] == [[*RECORD_KEYS, "provenance"]]
     assert list(RECORD_KEYS) == [
         "dataset", "measure", "system", "baseline", "mean", "baseline_mean", "delta", "ci_low",
@@ -393,7 +393,7 @@ def test_api_takes_a_single_dict_run_as_the_system(runs):
 @pytest.mark.parametrize(
     "argv, mentions",
     [
-        (["{tmp}/base", "{tmp}/mine"], "one of the arguments --dataset/-d --benchmark/-b"),
+        (["{tmp}/base", "{tmp}/mine"], "give a DATASET first or --benchmark NAME"),
         (["{tmp}/base", "-b", "bright"], "required"),
         (["{tmp}/base/bright__aops.trec", "{tmp}/mine", "-b", "bright"], "each system is a folder"),
         (["{tmp}/base", "{tmp}/partial", "-b", "bright"], "partial has no run for bright/pony"),
@@ -436,3 +436,43 @@ def test_several_measures_share_one_correction_family(runs):
     assert list(frame.p_adjusted) == pytest.approx([min(1, 8 * p) for p in frame.p_ttest])
     table = format_comparison(frame)
     assert "| dataset | system | measure |" in table and "nDCG@10, R@10 x100" in table
+
+
+def test_the_dataset_first_scores_as_the_deprecated_flag_which_warns_once(runs, capsys, caplog):
+    folder, scores = runs
+    base, mine = (str(folder / system / "bright__aops.trec") for system in ("base", "mine"))
+    (first,), _ = compare_json(capsys, "bright/aops", base, mine, "--samples", "100")
+    assert "deprecated" not in caplog.text
+    ours, theirs = arrays(scores, "mine", "base", ["aops"])
+    assert (first["mean"], first["baseline_mean"]) == pytest.approx(
+        (ours.mean(), theirs.mean()), abs=1e-12
+    )
+    for flag in ("--dataset", "-d"):
+        caplog.clear()
+        (old,), _ = compare_json(capsys, base, mine, flag, "bright/aops", "--samples", "100")
+        assert old == first
+        warnings = [r.getMessage() for r in caplog.records if "deprecated" in r.getMessage()]
+        assert len(warnings) == 1 and "ir-bright compare DATASET BASELINE" in warnings[0]
+
+
+@pytest.mark.parametrize(
+    "argv, mentions",
+    [
+        (["bright/aops", "{aops}", "{aops}", "-d", "bright/aops"], "the dataset is given twice"),
+        (["bright/aops", "{tmp}/base", "{tmp}/mine", "-b", "bright"], "(one of them)"),
+        (["bright/aops", "{aops}"], "at least one SYSTEM"),
+        (
+            ["bright/aopz", "{aops}", "{tmp}/mine/bright__aops.trec"],
+            "bright/aops",
+        ),  # a mistyped id: the close match
+    ],
+)
+def test_the_dataset_given_twice_or_alone_is_a_one_line_error(runs, capsys, argv, mentions):
+    folder, _ = runs
+    aops = str(folder / "base" / "bright__aops.trec")
+    argv = [a.replace("{tmp}", str(folder)).replace("{aops}", aops) for a in argv]
+    status = main(["compare", *argv])
+    out, err = capsys.readouterr()
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert status == 2 and out == "" and len(lines) == 1, err
+    assert mentions in lines[0]

@@ -349,11 +349,11 @@ def test_fuse_with_a_dataset_cuts_at_its_familys_run_depth_as_bm25_does(r2med, t
 
     runs = random_runs(2, queries=2, docs=R2MED_RUN_DEPTH + 30)
     paths = [write_run(tmp_path / f"r{i}.trec", run) for i, run in enumerate(runs)]
-    assert main(["fuse", *paths, "--dataset", "r2med/biology"]) == 0
+    assert main(["fuse", "r2med/biology", *paths]) == 0
     lines = read_lines(capsys.readouterr().out)
     assert len(lines) == 2 * R2MED_RUN_DEPTH
     assert official_mode("r2med/biology", None, None).depth == R2MED_RUN_DEPTH
-    assert main(["fuse", *paths, "--dataset", "r2med/biology", "--depth", "7"]) == 0
+    assert main(["fuse", "r2med/biology", *paths, "--depth", "7"]) == 0
     assert len(read_lines(capsys.readouterr().out)) == 2 * 7  # an explicit depth wins
 
 
@@ -362,3 +362,51 @@ def test_fuse_without_a_dataset_keeps_the_official_thousand(tmp_path, capsys):
     paths = [write_run(tmp_path / f"r{i}.trec", run) for i, run in enumerate(runs)]
     assert main(["fuse", *paths]) == 0
     assert len(read_lines(capsys.readouterr().out)) == 1000  # BRIGHT's get_scores keeps 1,000
+
+
+def test_the_dataset_first_fuses_as_the_deprecated_flag_which_warns_once(
+    r2med, tmp_path, capsys, caplog
+):
+    runs = random_runs(2, queries=2, docs=R2MED_RUN_DEPTH + 30)
+    paths = [write_run(tmp_path / f"r{i}.trec", run) for i, run in enumerate(runs)]
+    assert main(["fuse", "r2med/biology", *paths]) == 0
+    first = capsys.readouterr().out
+    assert "deprecated" not in caplog.text and len(read_lines(first)) == 2 * R2MED_RUN_DEPTH
+    assert main(["fuse", *paths, "--dataset", "r2med/biology"]) == 0
+    assert capsys.readouterr().out == first
+    warnings = [r.getMessage() for r in caplog.records if "deprecated" in r.getMessage()]
+    assert len(warnings) == 1 and "ir-bright fuse DATASET RUN RUN" in warnings[0]
+
+
+def test_a_run_file_named_like_a_dataset_id_is_read_as_written_with_a_dot(
+    tmp_path, capsys, monkeypatch
+):
+    monkeypatch.chdir(tmp_path)
+    runs = random_runs(2, queries=2, docs=5)
+    (tmp_path / "bright").mkdir()
+    named = write_run(tmp_path / "bright" / "aops", runs[0])
+    other = write_run(tmp_path / "other.trec", runs[1])
+    assert main(["fuse", "./bright/aops", other]) == 0
+    dotted = capsys.readouterr().out
+    assert main(["fuse", named, other]) == 0
+    assert capsys.readouterr().out == dotted and {line[0] for line in read_lines(dotted)} == {
+        "q0",
+        "q1",
+    }
+
+
+@pytest.mark.parametrize(
+    "argv, mentions",
+    [
+        (["r2med/biology", "{run}", "--dataset", "r2med/biology"], "the dataset is given twice"),
+        (["r2med/biology"], "give the runs after the dataset"),
+    ],
+)
+def test_the_fused_dataset_given_twice_or_alone_is_a_one_line_error(
+    tmp_path, capsys, argv, mentions
+):
+    run = write_run(tmp_path / "a.trec", random_runs(1, queries=1, docs=3)[0])
+    status = main(["fuse", *[a.replace("{run}", run) for a in argv]])
+    out, err = capsys.readouterr()
+    assert status == 2 and out == "" and len(err.strip().splitlines()) == 1, err
+    assert mentions in err

@@ -121,7 +121,7 @@ def test_compare_reads_run_paths_with_whitespace(name, tmp_path, capsys):
     mine = system(tmp_path, name)
     argv = ["--format", "json", "-m", "R@1"]
     files = [str(base / "bright__biology.trec"), str(mine / "bright__biology.trec")]
-    (record,) = json.loads(cli(capsys, "compare", *files, "-d", "bright/biology", *argv))
+    (record,) = json.loads(cli(capsys, "compare", "bright/biology", *files, *argv))
     assert record["mean"] == 0.5 and record["system"] == files[1]
     (record,) = json.loads(cli(capsys, "compare", str(base), str(mine), "-b", "bright", *argv))
     assert record["mean"] == 0.5 and record["system"] == name

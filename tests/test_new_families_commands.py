@@ -52,7 +52,7 @@ def test_every_command_works_on_the_new_families(both, cli, tmp_path, dataset_id
     candidates = [json.loads(line) for line in out.splitlines()]
     assert candidates and all(1 <= c["rank"] <= 3 and c["text"] for c in candidates)
     fused = tmp_path / "fused.trec"
-    status, _, err = cli("fuse", str(first), str(second), "--dataset", dataset_id, "-o", str(fused))
+    status, _, err = cli("fuse", dataset_id, str(first), str(second), "-o", str(fused))
     assert status == 0, err
-    status, out, err = cli("compare", str(first), str(fused), "--dataset", dataset_id)
+    status, out, err = cli("compare", dataset_id, str(first), str(fused))
     assert status == 0, err

@@ -271,8 +271,9 @@ def test_compare_json_records_carry_their_datasets_provenance(mirror, hub_root, 
     good = Path(biology_run(tmp_path)).read_text()
     base = write_system(tmp_path / "base", good)
     mine = write_system(tmp_path / "mine", "\n".join(reversed(good.splitlines())) + "\n")
-    argv = ["compare", str(base / "bright__biology.trec"), str(mine / "bright__biology.trec")]
-    assert main([*argv, "--dataset", "bright/biology", "--samples", "50", "--format", "json"]) == 0
+    argv = ["compare", "bright/biology", str(base / "bright__biology.trec")]
+    argv.append(str(mine / "bright__biology.trec"))
+    assert main([*argv, "--samples", "50", "--format", "json"]) == 0
     (record,) = json.loads(capsys.readouterr().out)
     about = record["provenance"]
     assert about["measures"] == [record["measure"]] and about["protocol"] == "official"

@@ -56,7 +56,7 @@ def test_report_and_compare_find_the_same_file_names(suffix, tmp_path, capsys):
 def test_a_single_run_file_is_named_after_its_stem(tmp_path, capsys):
     base = write_run(tmp_path / "bm25.res", RUN)
     mine = write_run(tmp_path / "mine.run.gz", RUN)
-    argv = ["compare", str(base), str(mine), "-d", "bright/biology", "--format", "json"]
+    argv = ["compare", "bright/biology", str(base), str(mine), "--format", "json"]
     assert main(argv) == 0
     (record,) = json.loads(capsys.readouterr().out)
     assert (record["baseline"], record["system"]) == ("bm25", "mine")

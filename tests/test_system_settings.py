@@ -184,6 +184,6 @@ def test_compare_labels_each_systems_setting(tmp_path, capsys):
 def test_compare_on_a_dataset_takes_the_setting_flag(tmp_path, capsys):
     base = system(tmp_path / "base") / "bright__biology.trec"
     mine = system(tmp_path / "mine") / "bright__biology.trec"
-    argv = ["compare", str(base), str(mine), "-d", "bright/biology", "--samples", "50"]
+    argv = ["compare", "bright/biology", str(base), str(mine), "--samples", "50"]
     (record,) = json.loads(cli(capsys, *argv, "--setting", f"{mine}=rerank", "--format", "json"))
     assert record["setting"] == "rerank"

@@ -17,7 +17,8 @@ ends in a traceback:
   with status 0, whenever the reader goes away.
 
 Shell completion is argcomplete's (the ``completion`` extra): it completes from these parsers,
-so every command, option and choice completes as ``--help`` lists it, in bash, zsh and fish.
+so every command, option and choice completes as ``--help`` lists it, in bash, zsh and fish,
+and every dataset argument completes the declared ids (:mod:`.dataset_args`).
 """
 
 from __future__ import annotations

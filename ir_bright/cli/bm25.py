@@ -10,6 +10,7 @@ from typing import Any
 from ..errors import IrBrightError
 from ..outputs import Output
 from . import add_subcommand
+from .dataset_args import add_dataset_argument
 
 logger = logging.getLogger(__name__)
 
@@ -41,7 +42,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         "a TREC run: by default the official BM25 of the dataset's family.",
         epilog=EPILOG,
     )
-    parser.add_argument("id", metavar="ID", help="a dataset id (see `ir-bright list`)")
+    add_dataset_argument(parser, "id", "ID", "a dataset id (see `ir-bright list`)")
     parser.add_argument("-o", "--output", metavar="RUN", help="the run file (default: stdout)")
     from ..bm25.params import DEFAULT_PARAMS
 

@@ -7,6 +7,7 @@ import argparse
 from typing import Any
 
 from . import add_subcommand
+from .dataset_args import add_dataset_argument
 
 EPILOG = """\
 One JSON object per line: query_id, query (the dataset's query text), doc_id, text, rank
@@ -31,7 +32,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         "excluded ids are dropped, with query and document texts, as JSON lines.",
         epilog=EPILOG,
     )
-    parser.add_argument("dataset", metavar="DATASET", help="dataset id, e.g. bright/biology")
+    add_dataset_argument(parser, "dataset", "DATASET", "dataset id, e.g. bright/biology")
     parser.add_argument("run_file", metavar="RUN", help="the first-stage TREC run; - reads stdin")
     parser.add_argument(
         "--depth", type=int, required=True, metavar="K", help="candidates per query"

@@ -1,4 +1,4 @@
-"""``ir-bright compare BASELINE SYSTEM... (--dataset ID | --benchmark B)``: paired tests."""
+"""``ir-bright compare (DATASET | --benchmark B) BASELINE SYSTEM...``: paired tests."""
 
 from __future__ import annotations
 
@@ -7,9 +7,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from ..errors import IrBrightError
 from ..results.system_info import SETTING_HELP
 from ..results.tables import FORMATS
 from . import add_force_option, add_subcommand, described, one_of, output_format
+from .dataset_args import add_dataset_argument, add_deprecated_dataset_flag, dataset_first
 
 EPILOG = """For each dataset, measure and system: the means, their difference with a 95% paired
 bootstrap interval, the two-sided paired t-test and Wilcoxon signed-rank p-values over the
@@ -22,13 +24,14 @@ Wilcoxon: scipy's zero_method='wilcox' (equal scores dropped), average ranks for
 for small samples without ties, else normal approximation: as pt.Experiment(test='wilcoxon').
 
 examples:
-  ir-bright compare bm25.trec mine.trec --dataset bright/biology
+  ir-bright compare bright/biology bm25.trec mine.trec
   ir-bright compare runs/bm25 runs/mine runs/other --benchmark bright --plot deltas.png
   ir-bright compare runs/bm25 runs/mine -b bright --test wilcoxon --correction bh --format json
   ir-bright compare runs/bm25 runs/mine -b bright -m R@100 --samples 20000 --seed 7 --format latex
-With --benchmark each BASELINE or SYSTEM is a folder of runs named as for `ir-bright report`
-(bright__biology.trec, ...), and a folder's system.json gives its setting; the datasets compared
-are the baseline's."""
+The DATASET comes first, as in `ir-bright evaluate` (write a run file named like an id ./ID).
+With --benchmark (and no DATASET) each BASELINE or SYSTEM is a folder of runs named as for
+`ir-bright report` (bright__biology.trec, ...), and a folder's system.json gives its setting;
+the datasets compared are the baseline's."""
 
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
@@ -45,13 +48,17 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         "intervals, paired t-test and Wilcoxon p-values, corrected for multiple comparisons.",
         epilog=EPILOG,
     )
+    add_dataset_argument(
+        parser, "dataset", "DATASET", "the runs' dataset, e.g. bright/aops", nargs="?"
+    )
     parser.add_argument("baseline", metavar="BASELINE", help="run file, or folder of runs")
     parser.add_argument(
         "systems", metavar="SYSTEM", nargs="+", help="run files, or folders of runs"
     )
-    where = parser.add_mutually_exclusive_group(required=True)
-    where.add_argument("--dataset", "-d", metavar="ID", help="the runs' dataset, e.g. bright/aops")
-    where.add_argument("--benchmark", "-b", **one_of(benchmark_names(), "folders of runs"))
+    parser.add_argument(
+        "--benchmark", "-b", **one_of(benchmark_names(), "folders of runs, instead of DATASET")
+    )
+    add_deprecated_dataset_flag(parser, "ir-bright compare DATASET BASELINE SYSTEM ...", "-d")
     parser.add_argument(
         "-m",
         "--measure",
@@ -81,15 +88,26 @@ def run(args: argparse.Namespace) -> int:
     """Compare, then print the table (and draw the plot)."""
     from ..results import paired, paired_tables, plots, stats
 
+    dataset, (baseline, *systems) = dataset_first(
+        args, [args.dataset, args.baseline, *args.systems], "the BASELINE and SYSTEM runs"
+    )
+    if (dataset is None) == (args.benchmark is None):
+        raise IrBrightError(
+            "give a DATASET first or --benchmark NAME (one of them): "
+            "ir-bright compare DATASET BASELINE SYSTEM ... or "
+            "ir-bright compare --benchmark NAME BASELINE SYSTEM ..."
+        )
+    if not systems:
+        raise IrBrightError("give at least one SYSTEM after the BASELINE")
     options = stats.Options(
         args.test, args.correction, args.samples, args.seed, args.confidence, args.alpha
     )
     if args.plot is not None:
         plots.check_plot_path(args.plot)  # before the (long) scoring
     frame = paired.compare(
-        _path(args.baseline),
-        [_path(s) for s in args.systems],
-        args.dataset,
+        _path(baseline),
+        [_path(s) for s in systems],
+        dataset,
         benchmark=args.benchmark,
         measures=args.measures,
         options=options,

@@ -7,6 +7,7 @@ import sys
 from typing import Any
 
 from . import add_subcommand
+from .dataset_args import add_dataset_argument
 
 EPILOG = """examples:
   ir-bright download bright/biology
@@ -31,7 +32,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         "(IR_DATASETS_HOME), so they work later without network.",
         epilog=EPILOG,
     )
-    parser.add_argument("ids", nargs="+", metavar="ID", help="dataset ids or globs over them")
+    add_dataset_argument(parser, "ids", "ID", "dataset ids or globs over them", nargs="+")
     parser.add_argument(
         "--dry-run", action="store_true", help="only say which files would be fetched"
     )

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from . import add_force_option, add_subcommand, output_format
+from .dataset_args import add_dataset_argument
 
 if TYPE_CHECKING:
     from ..scoring import Scorer
@@ -71,7 +72,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         + "\n\n"
         + EXAMPLES,
     )
-    parser.add_argument("dataset", metavar="DATASET", help="dataset id, e.g. bright/aops")
+    add_dataset_argument(parser, "dataset", "DATASET", "dataset id, e.g. bright/aops")
     parser.add_argument(
         "runs",
         metavar="RUN",

@@ -9,6 +9,7 @@ from typing import Any
 from ..errors import IrBrightError
 from ..upstream import irds_exporters
 from . import add_subcommand, described, output_format
+from .dataset_args import add_dataset_argument
 
 EPILOG = """examples:
   ir-bright export bright/biology queries                  tsv: query_id, text, ...
@@ -37,7 +38,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         description="Write a dataset's docs, queries or qrels to stdout.",
         epilog=EPILOG,
     )
-    parser.add_argument("id", metavar="ID", help="a dataset id (see `ir-bright list`)")
+    add_dataset_argument(parser, "id", "ID", "a dataset id (see `ir-bright list`)")
     parser.add_argument("entity", **described(ENTITIES, "what to export"))
     parser.add_argument(
         "--format",

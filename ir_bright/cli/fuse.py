@@ -1,5 +1,5 @@
-"""``ir-bright fuse RUN RUN ...``: one TREC run from several, by RRF, CombSUM, CombMNZ or a
-weighted sum of normalised scores."""
+"""``ir-bright fuse [DATASET] RUN RUN ...``: one TREC run from several, by RRF, CombSUM,
+CombMNZ or a weighted sum of normalised scores."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from typing import Any
 
 from ..errors import IrBrightError
 from . import add_subcommand, described
+from .dataset_args import add_dataset_argument, add_deprecated_dataset_flag, dataset_first
 
 METHOD_MEANINGS = {
     "rrf": "reciprocal rank fusion, the sum of 1 / (--rrf-k + rank)",
@@ -25,15 +26,16 @@ NORM_MEANINGS = {
 
 EPILOG = """\
 The fused run keeps the first run's queries and is written in TREC format, each query's
-documents in trec_eval's order (score descending, ties by doc id descending). With --dataset,
-each query's excluded ids are dropped before the --depth cut, so the cut never drops a
-document the official scorer would keep. Norms are per query, as ranx's: min-max
+documents in trec_eval's order (score descending, ties by doc id descending). Given a DATASET
+first (an id `ir-bright list` lists; write a run file named like an id ./ID), each query's
+excluded ids are dropped before the --depth cut, so the cut never drops a document the
+official scorer would keep. Norms are per query, as ranx's: min-max
 (s-min)/(max-min), max s/max, sum (s-min)/sum(s-min), zmuv (the z-score) (s-mean)/std.
 
 examples:
   ir-bright fuse bm25.trec dense.trec --method rrf -o fused.trec
   ir-bright fuse a.trec b.trec c.trec --method wsum --norm min-max --weights 0.5,0.3,0.2
-  ir-bright fuse bm25.trec dense.trec --method combsum --dataset bright/aops | \\
+  ir-bright fuse bright/aops bm25.trec dense.trec --method combsum | \\
       ir-bright evaluate bright/aops -
 """
 
@@ -51,6 +53,13 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         description="Fuse TREC runs into one TREC run.",
         epilog=EPILOG,
     )
+    add_dataset_argument(
+        parser,
+        "dataset",
+        "DATASET",
+        "the runs' dataset, e.g. bright/aops (optional): its excluded ids are dropped first",
+        nargs="?",
+    )
     parser.add_argument("runs", metavar="RUN", nargs="+", help="TREC run files (two or more)")
     parser.add_argument(
         "--method", **described({m: METHOD_MEANINGS[m] for m in METHODS}, "fusion method", "rrf")
@@ -67,10 +76,10 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument(
         "--depth",
         type=int,
-        help="documents per query (default: the official run depth of the --dataset's family, "
-        f"{OFFICIAL_DEPTH:,} without --dataset)",
+        help="documents per query (default: the official run depth of the DATASET's family, "
+        f"{OFFICIAL_DEPTH:,} without DATASET)",
     )
-    parser.add_argument("--dataset", metavar="ID", help="drop this dataset's excluded ids first")
+    add_deprecated_dataset_flag(parser, "ir-bright fuse DATASET RUN RUN ...")
     parser.add_argument("--tag", default=None, help="run tag (default ir_bright-fuse-METHOD)")
     parser.add_argument("-o", "--output", metavar="RUN", help="the fused run (default: stdout)")
     return parser
@@ -85,12 +94,13 @@ def run(args: argparse.Namespace) -> int:
     from ..runs.write import check_tag, ranked_docs, write_trec
     from ..scoring import excluded_docs
 
-    output = Output(args.output, "the fused run", inputs=args.runs)
+    dataset, paths = dataset_first(args, [args.dataset, *args.runs], "the runs")
+    output = Output(args.output, "the fused run", inputs=paths)
     weights = _weights(args.weights)
     tag = check_tag(args.tag or f"ir_bright-fuse-{args.method}", "--tag")
-    runs = [read_run(path, path) for path in args.runs]
-    excluded = excluded_docs(args.dataset) if args.dataset else None
-    depth = run_depth(args.dataset) if args.depth is None else args.depth
+    runs = [read_run(path, path) for path in paths]
+    excluded = excluded_docs(dataset) if dataset else None
+    depth = run_depth(dataset) if args.depth is None else args.depth
     fused = fuse(runs, args.method, args.norm, weights, args.rrf_k, depth, excluded)
     with output.open() as out:
         write_trec(ranked_docs(fused), out, tag)

@@ -8,6 +8,7 @@ import sys
 from typing import Any
 
 from . import add_subcommand, output_format
+from .dataset_args import add_dataset_argument
 
 EPILOG = """examples:
   ir-bright info bright/biology
@@ -26,7 +27,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         "files it reads and where they are cached, and its cached BM25 indexes.",
         epilog=EPILOG,
     )
-    parser.add_argument("id", metavar="ID", help="a dataset id (see `ir-bright list`)")
+    add_dataset_argument(parser, "id", "ID", "a dataset id (see `ir-bright list`)")
     parser.add_argument("--format", **output_format(("text", "json"), "text"))
     return parser
 

@@ -154,7 +154,7 @@ def compare(
         found = {name: benchmark_runs(run, bench, name) for name, run in labelled.items()}
         runs = {name: system.runs for name, system in found.items()}
         infos = {name: system.info for name, system in found.items()}
-        domains = compared_domains(runs, bench)
+        domains = compared_domains(runs, bench, found)
         measure_names: Iterable[Any] | None = [bench.measure] if measures is None else measures
         pooled = _pooled(bench, list(domains))
     else:

@@ -104,13 +104,28 @@ def benchmark_runs(run: Any, bench: Benchmark, name: str) -> System:
     )
 
 
-def compared_domains(runs: dict[str, dict[str, Any]], bench: Benchmark) -> dict[str, str]:
-    """The datasets compared: the baseline's, in the benchmark's order; each system must have
-    a run for every one of them."""
+def compared_domains(
+    runs: dict[str, dict[str, Any]],
+    bench: Benchmark,
+    systems: Mapping[str, System] | None = None,
+) -> dict[str, str]:
+    """The datasets compared: the baseline's, in the benchmark's order (a column whose runs
+    are of a query set is scored on that query set's dataset: every system's must be the
+    same); each system must have a run for every one of them."""
     names = list(runs)
     base = runs[names[0]]
-    domains = {d: d for d in bench.ids if d in base}
+    of = systems or {}
+    scored_on = {n: of[n].dataset_of if n in of else str for n in names}
+    domains = {d: scored_on[names[0]](d) for d in bench.ids if d in base}
     for name in names[1:]:
+        other = next(
+            (d for d in domains if d in runs[name] and scored_on[name](d) != domains[d]), None
+        )
+        if other is not None:
+            raise CompareError(
+                f"{name}'s run for {other} is of {scored_on[name](other)}, the baseline's of "
+                f"{domains[other]}: a paired comparison needs runs of the same query set"
+            )
         missing = [d for d in domains if d not in runs[name]]
         if missing:
             raise CompareError(

@@ -98,7 +98,7 @@ def _system_note(
         if run is None:
             continue
         try:
-            moves.append(_move(run, dataset_id, reference, measure))
+            moves.append(_move(run, system.dataset_of(dataset_id), reference, measure))
         except IrBrightError as exc:  # the row's revision cannot be fetched: said, not fatal
             failures.append(f"{dataset_id} ({exc})")
     parts = [_move_text(move) for move in moves]

@@ -142,14 +142,18 @@ def _score_dataset(
 
     dataset_id, columns = dataset
     names = {c: str(parse_measures([bench.measure_of(c, key)])[0]) for c in columns}
-    scorer = None
+    scorers: dict[str, Any] = {}
     for system in systems:
-        path = system.runs.get(bench.run_of(columns[0]))
+        run_id = bench.run_of(columns[0])
+        path = system.runs.get(run_id)
         if path is None:
             values[system.name].update(dict.fromkeys(columns))
             continue
-        # qrels read once per dataset
-        scorer = scorer or Scorer(dataset_id, list(dict.fromkeys(names.values())), force=force)
+        # qrels read once per dataset (a query set's run: its own dataset's)
+        scored_on = system.dataset_of(run_id) if run_id == dataset_id else dataset_id
+        if scored_on not in scorers:
+            scorers[scored_on] = Scorer(scored_on, list(dict.fromkeys(names.values())), force=force)
+        scorer = scorers[scored_on]
         # a Path, never a str: a str holding a line break is read as run text
         result = scorer.evaluate(Path(path), str(path))
         values[system.name].update({c: float(result[names[c]]) for c in columns})

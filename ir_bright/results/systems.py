@@ -19,7 +19,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..families import Benchmark
-from .benchmarks import benchmark, benchmarks_of, dataset_from_filename, filename_for
+from .benchmarks import (
+    benchmark,
+    benchmarks_of,
+    check_query_set_name,
+    column_of,
+    dataset_from_filename,
+    filename_for,
+)
 from .errors import ReportError
 from .system_info import SystemInfo, read_system_json
 
@@ -30,11 +37,17 @@ DEFAULT_SYSTEM = "run"
 
 @dataclass
 class System:
-    """One row: a name, a run path per dataset id and what its ``system.json`` says."""
+    """One row: a name, a run path per dataset id (a column's), the query set's dataset each
+    run is of where it is not the column's own, and what its ``system.json`` says."""
 
     name: str
     runs: dict[str, Path] = field(default_factory=dict)
     info: SystemInfo | None = None
+    datasets: dict[str, str] = field(default_factory=dict)
+
+    def dataset_of(self, run_id: str) -> str:
+        """The dataset the run of column ``run_id`` is scored on."""
+        return self.datasets.get(run_id, run_id)
 
 
 def infer_benchmark(arguments: Sequence[str]) -> Benchmark:
@@ -87,9 +100,9 @@ def collect(arguments: Sequence[str], bench: Benchmark, name: str = DEFAULT_SYST
     for argument in arguments:
         path = Path(argument)
         if is_id_path(argument):
-            _add(loose, *_id_path(argument, bench))
+            _add(loose, *_id_path(argument, bench), bench)
         elif path.is_file():
-            _add(loose, _file_dataset(path, bench), path)
+            _add(loose, _file_dataset(path, bench), path, bench)
         elif path.is_dir():
             systems += _folder_systems(path, bench)
         else:
@@ -110,7 +123,7 @@ def collect(arguments: Sequence[str], bench: Benchmark, name: str = DEFAULT_SYST
 def _id_path(argument: str, bench: Benchmark) -> tuple[str, Path]:
     dataset_id, _, text = argument.partition("=")
     path = Path(text)
-    if dataset_id not in bench.run_ids:
+    if column_of(dataset_id, bench) is None:
         raise ReportError(
             f"{argument}: {dataset_id!r} is not a dataset of benchmark {bench.name} "
             f"(its ids: {bench.run_ids[0]} ... {bench.run_ids[-1]})"
@@ -126,8 +139,9 @@ def _id_path(argument: str, bench: Benchmark) -> tuple[str, Path]:
 
 def _file_dataset(path: Path, bench: Benchmark) -> str:
     dataset_id = dataset_from_filename(path.name)
-    if dataset_id in bench.run_ids:
+    if column_of(dataset_id, bench) is not None:
         return dataset_id
+    check_query_set_name(path.name, bench)
     others = benchmarks_of(dataset_id)
     if others:
         raise ReportError(
@@ -163,9 +177,10 @@ def _folder_system(folder: Path, bench: Benchmark) -> System:
         if not path.is_file():
             continue
         dataset_id = dataset_from_filename(path.name)
-        if dataset_id in bench.run_ids:
-            _add(system, dataset_id, path)
+        if column_of(dataset_id, bench) is not None:
+            _add(system, dataset_id, path, bench)
             continue
+        check_query_set_name(path.name, bench)
         for name in benchmarks_of(dataset_id):
             elsewhere[name] = elsewhere.get(name, 0) + 1
     if elsewhere:
@@ -180,9 +195,13 @@ def _folder_system(folder: Path, bench: Benchmark) -> System:
     return system
 
 
-def _add(system: System, dataset_id: str, path: Path) -> None:
-    if dataset_id in system.runs and system.runs[dataset_id] != path:
+def _add(system: System, dataset_id: str, path: Path, bench: Benchmark) -> None:
+    """Add the run of ``dataset_id`` (a column's, or a query set's of it) at ``path``."""
+    column = column_of(dataset_id, bench) or dataset_id
+    if column in system.runs and system.runs[column] != path:
         raise ReportError(
-            f"two runs for {dataset_id} in {system.name!r}: {system.runs[dataset_id]} and {path}"
+            f"two runs for {column} in {system.name!r}: {system.runs[column]} and {path}"
         )
-    system.runs[dataset_id] = path
+    system.runs[column] = path
+    if dataset_id != column:
+        system.datasets[column] = dataset_id
