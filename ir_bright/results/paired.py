@@ -109,6 +109,24 @@ class _Scores:
     by_system: dict[str, np.ndarray]
 
 
+def _benchmark_inputs(
+    benchmark: str, labelled: Mapping[str, Any], measures: Iterable[Any] | None
+) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any], Iterable[Any] | None, list[Any]]:
+    """The runs, settings, domains, measures and pooled groups of a comparison on a benchmark."""
+    bench = find_benchmark(benchmark)
+    if bench.mixed:
+        raise CompareError(
+            f"benchmark {bench.name} sets several measures of one run side by side: compare "
+            f"on one of its datasets ({', '.join(dict.fromkeys(bench.datasets))}) instead"
+        )
+    found = {name: benchmark_runs(run, bench, name) for name, run in labelled.items()}
+    runs = {name: system.runs for name, system in found.items()}
+    infos = {name: system.info for name, system in found.items()}
+    domains = compared_domains(runs, bench, found)
+    measure_names: Iterable[Any] | None = [bench.measure] if measures is None else measures
+    return runs, infos, domains, measure_names, _pooled(bench, list(domains))
+
+
 def compare(
     baseline: Any,
     systems: Any,
@@ -145,18 +163,9 @@ def compare(
         raise CompareError("give a dataset or a benchmark (one of them)")
     labelled = label_runs(baseline, systems, names)
     if benchmark is not None:
-        bench = find_benchmark(benchmark)
-        if bench.mixed:
-            raise CompareError(
-                f"benchmark {bench.name} sets several measures of one run side by side: compare "
-                f"on one of its datasets ({', '.join(dict.fromkeys(bench.datasets))}) instead"
-            )
-        found = {name: benchmark_runs(run, bench, name) for name, run in labelled.items()}
-        runs = {name: system.runs for name, system in found.items()}
-        infos = {name: system.info for name, system in found.items()}
-        domains = compared_domains(runs, bench, found)
-        measure_names: Iterable[Any] | None = [bench.measure] if measures is None else measures
-        pooled = _pooled(bench, list(domains))
+        runs, infos, domains, measure_names, pooled = _benchmark_inputs(
+            benchmark, labelled, measures
+        )
     else:
         dataset = registry.load(dataset)
         key = str(getattr(dataset, "dataset_id", lambda: "dataset")())
