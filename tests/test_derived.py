@@ -93,10 +93,18 @@ def manifest_blocks_garbage(store_path, manifest):
     manifest.write_text(json.dumps(data))
 
 
-def manifest_pages_missing(store_path, manifest):
-    data = json.loads(manifest.read_text())
-    del data["pages"]
-    manifest.write_text(json.dumps(data))
+def pages_path(store_path):
+    return store_path.with_name(store_path.name + ".pages")
+
+
+def alter_page_checksum(store_path, manifest):
+    overwrite(pages_path(store_path), 0, b"\x00\x00\x00\x00")  # the store's first page
+
+
+def truncate_pages(store_path, manifest):
+    pages = pages_path(store_path)
+    with open(pages, "r+b") as file:
+        file.truncate(os.path.getsize(pages) - 4)
 
 
 def manifest_files_garbage(store_path, manifest):
@@ -128,10 +136,13 @@ def drop_index(store_path, manifest):
     index_path(store_path).unlink()
 
 
-def manifest_index_pages_missing(store_path, manifest):
-    data = json.loads(manifest.read_text())
-    del data["id_pages"]
-    manifest.write_text(json.dumps(data))
+def alter_index_page_checksum(store_path, manifest):
+    pages = pages_path(store_path)
+    overwrite(pages, os.path.getsize(pages) - 4, b"\x01\x00\x00\x00")  # its last page
+
+
+def drop_pages(store_path, manifest):
+    pages_path(store_path).unlink()
 
 
 def source_changed(store_path, manifest):
@@ -148,16 +159,18 @@ DAMAGE = [
     old_version,
     manifest_garbage,
     manifest_blocks_garbage,
-    manifest_pages_missing,
+    alter_page_checksum,
+    truncate_pages,
+    drop_pages,
     manifest_files_garbage,
     alter_index_keys,
     alter_index_header,
     truncate_index,
     drop_index,
-    manifest_index_pages_missing,
+    alter_index_page_checksum,
     source_changed,
 ]
-INDEX_BYTES_DAMAGE = {alter_index_keys, alter_index_header}
+INDEX_BYTES_DAMAGE = {alter_index_keys, alter_index_header, alter_index_page_checksum}
 """Damage to the id index's bytes, found by the page checks of the first lookup."""
 
 
@@ -192,6 +205,20 @@ def test_a_damaged_store_is_rebuilt_with_one_warning_and_the_same_result(
     assert str(store_path) in warnings[0].getMessage()
     assert [new_store(path).row(i) for i in (0, ROWS - 1)] == [expected[0], expected[-1]]
     assert [new_store(path).lookup(doc_id) for doc_id in ids] == expected
+
+
+def test_the_manifest_read_on_open_holds_no_checksum_per_page(tmp_path):
+    """Opening parses the store's manifest whole, so it must not grow with the store's bytes:
+    a few numbers per record batch, the page checksums in a memory-mapped file of their own."""
+    path = tmp_path / "docs.parquet"
+    texts = [f"{i} " + "w" * 4096 for i in range(ROWS)]  # about one 4 KiB page a document
+    pq.write_table(pa.table({"id": [str(i) for i in range(ROWS)], "content": texts}), path)
+    store = new_store(path)
+    assert store.lookup("1234") == ("1234", texts[1234])
+    store_path = ArrowStore.path_for(path)
+    pages = -(-os.path.getsize(store_path) // 4096)
+    assert os.path.getsize(pages_path(store_path)) >= 4 * pages
+    assert os.path.getsize(derived.manifest_path(store_path)) < pages // 2
 
 
 def test_opening_a_store_and_looking_ids_up_reads_no_whole_column(corpus, monkeypatch):
@@ -253,22 +280,22 @@ def test_an_empty_corpus_has_an_empty_index(tmp_path):
 
 
 def test_a_store_of_the_older_format_is_rebuilt_once(corpus, caplog):
-    """A version 3 store (no id index; ids read into a dictionary on open) is rebuilt with
-    one warning on its first use, and used as it is afterwards."""
+    """A version 4 store (page checksums in its manifest, parsed whole on open) is rebuilt
+    with one warning on its first use, and used as it is afterwards."""
     path, ids, texts = corpus
     new_store(path).table()
     store_path = ArrowStore.path_for(path)
     manifest_path = derived.manifest_path(store_path)
     data = json.loads(manifest_path.read_text())
-    data["version"] = 3
-    del data["id_pages"]
-    data["files"].pop("ids")
+    data["version"] = 4
+    data["pages"] = data["id_pages"] = "AAAAAA=="
+    data["files"].pop("pages")
     manifest_path.write_text(json.dumps(data))
-    os.unlink(id_index.path_for(store_path))
+    os.unlink(pages_path(store_path))
     caplog.set_level(logging.WARNING)
     assert new_store(path).lookup(ids[42]) == (ids[42], texts[42])
     warnings = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
-    assert len(warnings) == 1 and "v3, not ir_bright.arrow-store v4" in warnings[0]
+    assert len(warnings) == 1 and "v4, not ir_bright.arrow-store v5" in warnings[0]
     stamp = store_path.stat().st_mtime_ns
     assert new_store(path).lookup(ids[43]) == (ids[43], texts[43])
     assert store_path.stat().st_mtime_ns == stamp

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from .. import lazy
 from . import derived
-from .arrow_file import StoreFile, page_crcs_of
+from .arrow_file import StoreFile, page_crcs
 from .arrow_mapped import MappedTable, readable
 from .id_index import IdIndex
 from .schema import Spec
@@ -66,6 +66,7 @@ class ArrowStore:
     def _reset(self) -> None:
         self._manifest: dict | None = None
         self._pages: derived.Pages | None = None
+        self._id_pages: derived.Pages | None = None
         self._mapped: MappedTable | None = None
         self._index: IdIndex | None = None
 
@@ -85,10 +86,14 @@ class ArrowStore:
 
     def _checked(self) -> tuple[dict, derived.Pages]:
         """The manifest and page checker of an intact store, building it when needed."""
-        if self._manifest is None or self._pages is None:
+        if self._manifest is None or self._pages is None or self._id_pages is None:
             manifest = self._file.manifest()
-            size = manifest["files"]["store"]["size"]
-            self._pages = derived.Pages(self._file.target(), page_crcs_of(manifest), size)
+            files, target = manifest["files"], self._file.target()
+            with readable(target):
+                store_crcs, id_crcs = page_crcs(manifest, target)
+            self._pages = derived.Pages(target, store_crcs, files["store"]["size"])
+            id_path = StoreFile.files(target)["ids"]
+            self._id_pages = derived.Pages(id_path, id_crcs, files["ids"]["size"])
             self._manifest = manifest
         return self._manifest, self._pages
 
@@ -143,11 +148,10 @@ class ArrowStore:
         """The id index, memory-mapped (its header and size checked)."""
         if self._index is None:
             manifest, _ = self._checked()
-            path = StoreFile.files(self._file.target())["ids"]
-            size = manifest["files"]["ids"]["size"]
-            pages = derived.Pages(path, page_crcs_of(manifest, "id_pages"), size)
-            with readable(path):
-                self._index = IdIndex(path, pages, manifest["rows"])
+            pages = self._id_pages
+            assert pages is not None  # set by _checked
+            with readable(pages.path):
+                self._index = IdIndex(pages.path, pages, manifest["rows"])
         return self._index
 
     def row(self, row: int) -> tuple:

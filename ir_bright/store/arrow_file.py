@@ -4,19 +4,19 @@ The store of ``<corpus>.parquet`` is ``<corpus>.parquet.arrow``, an uncompressed
 file streamed from the parquet batch by batch (peak memory about one batch) under the lock
 and renamed into place by :func:`~ir_bright.store.derived.replaced_atomically`. Its manifest
 (written last, so a store without one is never trusted) records the parquet it was built from,
-the store's size, the columns, and a CRC-32 per record batch (``blocks``: offset, length, rows,
-CRC-32) and per 4 KiB page (``pages``, base64 of little-endian uint32). Opening checks the
-manifest at the cost of a few ``stat`` calls; :mod:`.arrow_mapped` and :mod:`.arrow` check the
-bytes themselves as they read them.
+the sizes of the store and its two companions, the columns, and a CRC-32 per record batch
+(``blocks``: offset, length, rows, CRC-32). The companions are the id index (``<store>.ids``,
+:mod:`.id_index`) and the page checksums (``<store>.pages``: a CRC-32 per 4 KiB page of the
+store, then of the id index, little-endian uint32, memory-mapped when opened). Opening checks
+the manifest at the cost of a few ``stat`` calls; :mod:`.arrow_mapped` and :mod:`.arrow` check
+the bytes themselves as they read them.
 """
 
 from __future__ import annotations
 
-import base64
 import logging
 import os
 import zlib
-from array import array as typed_array
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -43,7 +43,7 @@ class StoreFile:
     """The IPC file and manifest of one parquet corpus, checked and (re)built on demand."""
 
     KIND = "ir_bright.arrow-store"
-    VERSION = 4  # 4: the id index on disk (.ids); 3: checked parquet only, first row of an id
+    VERSION = 5  # 5: page checksums in a file (.pages); 4: the id index on disk (.ids)
 
     def __init__(
         self,
@@ -73,8 +73,13 @@ class StoreFile:
 
     @staticmethod
     def files(target: Path) -> dict[str, Path]:
-        """The files of the store at ``target``: the IPC file and its id index."""
-        return {"store": target, "ids": id_index.path_for(target)}
+        """The files of the store at ``target``: the IPC file, its id index and the page
+        checksums of both."""
+        return {
+            "store": target,
+            "ids": id_index.path_for(target),
+            "pages": target.with_name(target.name + ".pages"),
+        }
 
     def manifest(self) -> dict[str, Any]:
         """The manifest of an intact store, building or rebuilding the store first if needed."""
@@ -145,13 +150,8 @@ class StoreFile:
                 bar.update(batch.num_rows)
         files = self.files(target)
         keys.write(files["ids"])
-        extra = {
-            "columns": self.columns,
-            "rows": rows,
-            "blocks": _block_crcs(target, blocks),
-            "pages": _encoded(derived.page_crcs(target)),
-            "id_pages": _encoded(derived.page_crcs(files["ids"])),
-        }
+        derived.write_page_crcs(files["pages"], [files["store"], files["ids"]])
+        extra = {"columns": self.columns, "rows": rows, "blocks": _block_crcs(target, blocks)}
         return derived.write_manifest(
             target, self.KIND, self.VERSION, parquet, files, extra, crc=False
         )
@@ -176,10 +176,6 @@ def _block_crcs(path: Path, blocks: list[list[int]]) -> list[list[int]]:
     return blocks
 
 
-def _encoded(crcs: list[int]) -> str:
-    return base64.b64encode(typed_array("I", crcs).tobytes()).decode()
-
-
 def well_formed(manifest: dict) -> bool:
     """Whether a store manifest has the shape :meth:`StoreFile._write` gives it."""
     blocks, size = manifest.get("blocks"), manifest["files"]["store"].get("size")
@@ -192,17 +188,18 @@ def well_formed(manifest: dict) -> bool:
         return False
     if any(offset + length > size for offset, length, _, _ in blocks):
         return False
-    return (
-        sum(b[2] for b in blocks) == manifest["rows"]
-        and bool(page_crcs_of(manifest) or not size)
-        and bool(page_crcs_of(manifest, "id_pages"))
-    )
+    files = manifest["files"]
+    sizes = [files[name].get("size") for name in ("store", "ids", "pages")]
+    if not all(isinstance(size, int) for size in sizes):
+        return False
+    covered = 4 * (derived.pages_of(sizes[0]) + derived.pages_of(sizes[1]))
+    return sum(b[2] for b in blocks) == manifest["rows"] and sizes[2] == covered
 
 
-def page_crcs_of(manifest: dict, key: str = "pages") -> typed_array:
-    """The per-page CRC-32s a manifest records for the store (``pages``) or its id index
-    (``id_pages``); empty when missing or malformed."""
-    try:
-        return typed_array("I", base64.b64decode(manifest[key]))
-    except (KeyError, TypeError, ValueError):
-        return typed_array("I")
+def page_crcs(manifest: dict, target: Path) -> tuple[Any, Any]:
+    """The page CRC-32s of the store at ``target`` and of its id index, memory-mapped from
+    the checksum file its manifest describes."""
+    files = manifest["files"]
+    sizes = [files["store"]["size"], files["ids"]["size"]]
+    store, ids = derived.mapped_page_crcs(StoreFile.files(target)["pages"], sizes)
+    return store, ids

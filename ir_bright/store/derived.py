@@ -18,6 +18,8 @@ written, checked and rebuilt (it hands on the names of the two it builds on):
   the large Arrow store carries a CRC-32 per record batch (checked as a scan reads each batch)
   and per 4 KiB page (checked the first time a lookup touches the page), so that opening it
   stays cheap and no damaged byte, offsets included, is ever handed to Arrow (:class:`Pages`).
+  The page checksums are a file of their own, memory-mapped (:func:`mapped_page_crcs`): the
+  manifest stays small, and opening costs the same whatever the corpus's size.
 - **Rebuilt under the lock** (:func:`rebuild_warning`): since the file is derived, damage is
   repaired with one warning line naming it; where a rebuild is impossible the caller raises a
   one-line :class:`~ir_bright.errors.CacheError` naming the file.
@@ -32,17 +34,25 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import mmap
 import os
 import stat
+import sys
 import zlib
+from array import array as typed_array
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .. import atomic
+from .. import atomic, lazy
 from ..errors import CacheError, DamagedError
 from ..reading import kind_of, open_regular, read_json
 from .exclusive import refuse_symlink
+
+if TYPE_CHECKING:
+    import numpy as np
+else:
+    np = lazy.module("numpy")
 
 logger = logging.getLogger(__name__)
 
@@ -76,6 +86,38 @@ def page_crcs(path: Path) -> list[int]:
             view = memoryview(chunk)
             crcs += [zlib.crc32(view[i : i + PAGE_BYTES]) for i in range(0, len(view), PAGE_BYTES)]
     return crcs
+
+
+def write_page_crcs(path: Path, sources: Sequence[Path]) -> None:
+    """Write the :func:`page_crcs` of each of ``sources``, one after the other, as
+    little-endian uint32 to ``path`` (read back memory-mapped by :func:`mapped_page_crcs`)."""
+    with replaced_atomically(path) as out:
+        for source in sources:
+            crcs = typed_array("I", page_crcs(source))
+            if sys.byteorder == "big":
+                crcs.byteswap()
+            out.write(crcs.tobytes())
+
+
+def pages_of(size: int) -> int:
+    """How many :data:`PAGE_BYTES` pages a file of ``size`` bytes has."""
+    return -(-size // PAGE_BYTES)
+
+
+def mapped_page_crcs(path: Path, sizes: Sequence[int]) -> list[Any]:
+    """The page CRC-32s of files of ``sizes`` bytes, in order, from the checksum file
+    :func:`write_page_crcs` wrote: views of its memory map, so that opening reads nothing
+    in proportion to the files' size (a page's checksum is read when the page is checked)."""
+    counts = [pages_of(size) for size in sizes]
+    with open_regular(path) as file:
+        if os.fstat(file.fileno()).st_size != 4 * sum(counts):
+            raise DamagedError(path, "its page checksums do not cover the files")
+        mapping = mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ)
+    words = np.frombuffer(mapping, dtype="<u4")
+    starts = [0]
+    for count in counts:
+        starts.append(starts[-1] + count)
+    return [words[low:high] for low, high in zip(starts, starts[1:])]
 
 
 def manifest_path(target: Path) -> Path:
@@ -188,7 +230,7 @@ class Pages:
         self._size = size
         self._checked = bytearray(len(pages))
         self.mapped: Any = None  # the file's memory map, for verify_mapped
-        if len(pages) != -(-size // PAGE_BYTES):
+        if len(pages) != pages_of(size):
             raise self.damaged("its page checksums do not cover it")
 
     def damaged(self, problem: str) -> CacheError:

@@ -4,12 +4,12 @@ excluded document ids (BRIGHT's and TEMPO's ``examples``, a reasoning set's rows
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from itertools import chain, repeat
+from itertools import repeat
 from typing import Any
 
 from ir_datasets.formats import BaseQrels, TrecQrel
 
-from ..judgements import EXCLUDED, query_qrels
+from ..judgements import EXCLUDED, QrelsByQuery
 from .schema import Spec, checked_columns
 
 QRELS_DEFS = {1: "Relevant (a gold id)", EXCLUDED: "Excluded: removed from the ranking"}
@@ -27,11 +27,11 @@ class IdListQrels(BaseQrels):
         self._excluded = excluded
 
     def qrels_iter(self) -> Iterator[TrecQrel]:
-        """Yield the qrels query by query, in the file's row order."""
+        """Yield the qrels query by query, in the file's row order (an iterator the scorer
+        splits from the rows, without making the records)."""
         rows = self.judgement_rows()
-        return chain.from_iterable(
-            query_qrels(query_id, zip(gold, repeat(1)), excluded)
-            for query_id, gold, excluded in rows
+        return QrelsByQuery(
+            (query_id, zip(gold, repeat(1)), excluded) for query_id, gold, excluded in rows
         )
 
     def judgement_rows(self) -> Iterator[tuple[str, list[str], list[str]]]:
