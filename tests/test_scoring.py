@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import random
+from fractions import Fraction
 
 import ir_datasets
 import ir_measures
@@ -84,6 +85,38 @@ def test_every_run_shape_gives_the_same_scores(tmp_path):
     ]
     for shape in shapes:
         assert evaluate(shape, dataset) == expected
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_long_runs_in_memory_equal_the_reference_whatever_their_score_types(seed):
+    """Runs of many slices (the scorer checks, filters and scores about a thousand entries at
+    a time), given as dicts of floats, of exact fractions, of integers scaled from the floats
+    (same order, same ties), as records and as a DataFrame: the reference's values."""
+    qrels, run = protocol.random_case(random.Random(seed), queries=12)
+    names = ["nDCG@10", "R@100", "AP@1000", "RR"]
+    expected = {n: protocol.mean(n, qrels, run) for n in names}
+    floats: dict[str, dict[str, float]] = {}
+    for query_id, doc_id, score in run:
+        floats.setdefault(query_id, {})[doc_id] = score
+    shapes = [
+        floats,
+        {q: {d: Fraction(s) for d, s in docs.items()} for q, docs in floats.items()},
+        {q: {d: int(s * 2**60) for d, s in docs.items()} for q, docs in floats.items()},
+        [ScoredDoc(*row) for row in run],
+        run_frame(run),
+    ]
+    scorer = Scorer(protocol.tiny_dataset(qrels), names)
+    for shape in shapes:
+        assert scorer.evaluate(shape) == pytest.approx(expected, abs=TOLERANCE)
+    official = [Official(ir_measures.parse_measure(n)) for n in names]
+    got = ir_measures.calc_aggregate(official, [ir_measures.Qrel(*q) for q in qrels], floats)
+    assert {str(m.inner): v for m, v in got.items()} == pytest.approx(expected, abs=TOLERANCE)
+
+
+def test_a_score_beyond_any_float_is_refused_in_one_line():
+    qrels, _ = small_case()
+    with pytest.raises(RunFormatError, match="'gold-a': score .* is not finite"):
+        evaluate({"1": {"x": 1.0, "gold-a": 10**400}}, protocol.tiny_dataset(qrels))
 
 
 def test_stock_ndcg_would_score_lower_than_evaluate(tmp_path):

@@ -15,6 +15,12 @@ NUL_WHY = "holds a NUL character (pytrec_eval would cut it there and score anoth
 FLOATS = {float}
 
 
+SLICE_ENTRIES = 1 << 10
+"""About how many entries a scorer checks, filters and scores at a time: a slice this size
+(some hundreds of KB of objects) is still in the processor's cache when the next step reads it,
+where a whole run is not."""
+
+
 class CheckedRun(dict):
     """A run read by :func:`~ir_bright.runs.read_run`: ids are text without NUL, scores finite
     floats, so a scorer need not check them again. ``owned``: its dicts were made by read_run
@@ -36,6 +42,8 @@ def score(value: Any, where: str) -> float:
     """``value`` as a finite float, or an error naming ``where`` it is."""
     try:
         number = float(value)
+    except OverflowError:
+        number = math.inf  # an int beyond any float: refused below as not finite
     except (TypeError, ValueError):
         raise RunFormatError(f"{where}: score {value!r} is not a number") from None
     if not math.isfinite(number):

@@ -5,13 +5,23 @@ an iterable of ScoredDoc; ids that are not text are read as text, ids holding a 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from itertools import repeat
 from operator import attrgetter, contains
 from typing import Any
 
 from ..errors import RunFormatError
-from .entries import FLOATS, NUL, NUL_WHY, CheckedRun, Rows, refuse_nul_ids, score, scores
+from .entries import (
+    FLOATS,
+    NUL,
+    NUL_WHY,
+    SLICE_ENTRIES,
+    CheckedRun,
+    Rows,
+    refuse_nul_ids,
+    score,
+    scores,
+)
 
 RUN_COLUMNS = (("query_id", "doc_id", "score"), ("qid", "docno", "score"))
 """The column names a run DataFrame may use: ir_measures' or PyTerrier's."""
@@ -22,15 +32,42 @@ _FIELDS = ("query_id", "doc_id", "score")
 def read_mapping(run: Mapping[Any, Mapping[Any, Any]], name: str) -> CheckedRun:
     """A dict-of-dicts run, checked; a query already clean is read, not copied."""
     ranked = CheckedRun()
-    for query_id, docs in run.items():
-        if _clean_docs(query_id, docs):
-            ranked[query_id] = docs  # read, not copied
-            continue
-        where = f"{name} query {query_id!r} doc "
-        query_id = str(query_id)
-        ranked[query_id] = {str(d): score(s, f"{where}{d!r}") for d, s in docs.items()}
-        refuse_nul_ids(query_id, ranked[query_id], name)
+    for part in mapping_slices(run, name, entries=None):
+        ranked.update(part)
     return ranked
+
+
+def mapping_slices(
+    run: Mapping[Any, Mapping[Any, Any]],
+    name: str,
+    entries: int | None = SLICE_ENTRIES,
+    exact: bool = True,
+) -> Iterator[CheckedRun]:
+    """A dict-of-dicts run, checked, in consecutive parts of whole queries of about
+    ``entries`` entries (None: one part), each checked just before it is handed on, so that
+    its ids are still in the processor's cache when a scorer reads them. A query already
+    clean is read, not copied.
+
+    ``exact=False`` also passes on as they are the scores whose sum is a finite float (floats,
+    ints and bools, which pytrec_eval reads as ``float()`` does): a third cheaper, but a
+    number type that adds to a float as a float (``Fraction``) gets through too, which
+    pytrec_eval then refuses with a ``TypeError``; read such a run again with ``exact``."""
+    clean = _clean_docs if exact else _summing_docs
+    part, size, limit = CheckedRun(), 0, entries or math.inf
+    for query_id, docs in run.items():
+        if clean(query_id, docs):
+            part[query_id] = docs  # read, not copied
+        else:
+            where = f"{name} query {query_id!r} doc "
+            query_id = str(query_id)
+            part[query_id] = {str(d): score(s, f"{where}{d!r}") for d, s in docs.items()}
+            refuse_nul_ids(query_id, part[query_id], name)
+        size += len(docs)
+        if size >= limit:
+            yield part
+            part, size = CheckedRun(), 0
+    if part or entries is None:
+        yield part
 
 
 def _clean_docs(query_id: Any, docs: Mapping[Any, Any]) -> bool:
@@ -47,6 +84,21 @@ def _clean_docs(query_id: Any, docs: Mapping[Any, Any]) -> bool:
             and NUL not in "".join(docs)
         )
     except TypeError:
+        return False
+
+
+def _summing_docs(query_id: Any, docs: Mapping[Any, Any]) -> bool:
+    """:func:`_clean_docs`, the score types read from their sum (see :func:`mapping_slices`)."""
+    try:
+        return (
+            type(docs) is dict
+            and type(query_id) is str
+            and NUL not in query_id
+            and type(total := sum(docs.values())) is float
+            and math.isfinite(total)
+            and NUL not in "".join(docs)
+        )
+    except (TypeError, OverflowError):
         return False
 
 

@@ -14,10 +14,9 @@ from ir_measures.providers.base import Evaluator
 from ir_measures.util import QrelsConverter
 
 from ..judgements import split_qrels
-from ..runs import read as run_reading
 from ..upstream import inner_metrics
 from .official import Official
-from .protocol import OfficialRun, computed_by, needed_depth, official_docs, official_run
+from .protocol import OfficialRun, computed_by, needed_depth, official_docs, official_slices
 
 
 class OfficialEvaluator(Evaluator):
@@ -68,13 +67,16 @@ class OfficialEvaluator(Evaluator):
         return super().iter_calc(run)
 
     def _iter_calc(self, run: Any) -> Iterator[Metric]:
-        parts: Iterator[dict[str, Mapping[str, float]]]
-        if isinstance(run, RunParts):
-            parts = (official_run(part, self.excluded, self.depth) for part in run)
-        else:
-            parts = _slices(official_run(run, self.excluded, self.depth))
+        pieces = run if isinstance(run, RunParts) else [run]
         by_identity, by_value = self._by_identity, self._official
-        for ranked in parts:  # the scorer copies one part of the run at a time
+        # pytrec_eval copies the run it is given: a slice at a time, read while its ids are
+        # in the processor's cache from being checked and filtered
+        slices = (
+            ranked
+            for piece in pieces
+            for ranked in official_slices(piece, self.excluded, self.depth)
+        )
+        for ranked in slices:
             for query_id, measure, value in inner_metrics(self._inner, ranked):
                 official = by_identity.get(id(measure))
                 if official is None:
@@ -92,25 +94,6 @@ class RunParts:
 
     def __iter__(self) -> Iterator[Any]:
         return iter(self._parts)
-
-
-def _slices(ranked: dict[str, Mapping[str, float]]) -> Iterator[dict]:
-    """``ranked`` in consecutive dicts of whole queries, about ``runs.read.PART_ENTRIES`` entries
-    each: pytrec_eval copies the run it is given, so a long run is copied a part at a time."""
-    entries = run_reading.PART_ENTRIES
-    if sum(map(len, ranked.values())) <= entries:
-        yield ranked
-        return
-    part: dict[str, Mapping[str, float]] = {}
-    size = 0
-    for query_id, docs in ranked.items():
-        part[query_id] = docs
-        size += len(docs)
-        if size >= entries:
-            yield part
-            part, size = {}, 0
-    if part:
-        yield part
 
 
 def _with_fields(qrels: Any, inner: list[Measure]) -> tuple[Any, Any]:

@@ -9,14 +9,15 @@ mm-bright/MM-BRIGHT ``src/eval_runner.py`` (commit b35eaeb) likewise for its fou
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import math
+from collections.abc import Iterable, Iterator, Mapping
 from collections.abc import Set as AbstractSet
 from itertools import islice
 from typing import TYPE_CHECKING, Any
 
 from ..families.declaration import OFFICIAL_DEPTH
 from ..runs.columns import run_columns
-from ..runs.entries import NUL, CheckedRun, query_spans, refuse_nul_ids
+from ..runs.entries import NUL, SLICE_ENTRIES, CheckedRun, query_spans, refuse_nul_ids
 from ..runs.order import best
 
 if TYPE_CHECKING:
@@ -45,26 +46,69 @@ def official_run(
     run: Any, excluded: Mapping[str, AbstractSet[str]], depth: int = OFFICIAL_DEPTH
 ) -> dict[str, Mapping[str, float]]:
     """The run (any ir_measures format) as a dict of dicts, excluded docs dropped, cut to
-    ``depth`` per query (score descending, then doc id descending, as trec_eval ranks).
+    ``depth`` per query (score descending, then doc id descending, as trec_eval ranks); the
+    slices of :func:`official_slices` in one dict."""
+    result: dict[str, Mapping[str, float]] = {}
+    for part in official_slices(run, excluded, depth, entries=None):
+        result.update(part)
+    return result
 
-    One pass over each query: its ids are checked for a NUL character (pytrec_eval would cut
-    them short and score another id), its excluded docs dropped and its ranking cut while its
-    entries are in the processor's cache. A dict of dicts is read, never changed: a query's
-    docs are copied only when some of them are dropped, otherwise the caller's dict is passed
-    on as it is (a :class:`ConsumableRun` is filtered in place instead).
+
+def official_slices(
+    run: Any,
+    excluded: Mapping[str, AbstractSet[str]],
+    depth: int = OFFICIAL_DEPTH,
+    entries: int | None = SLICE_ENTRIES,
+) -> Iterator[dict[str, Mapping[str, float]]]:
+    """The run (any ir_measures format) in consecutive dicts of whole queries of about
+    ``entries`` entries each (None: one dict), each query's excluded docs dropped and its
+    ranking cut to ``depth`` (score descending, then doc id descending, as trec_eval ranks).
+
+    One pass over each query, done just before its slice is handed on: its ids are checked for
+    a NUL character (pytrec_eval would cut them short and score another id), its excluded docs
+    dropped and its ranking cut while its entries are in the processor's cache, where the
+    scorer then finds them. A dict of dicts is read, never changed: a query's docs are copied
+    only when some of them are dropped, otherwise the caller's dict is passed on as it is (a
+    :class:`ConsumableRun` is filtered in place instead).
     """
     if type(run) is OfficialRun and run.excluded is excluded and run.depth == depth:
-        return run
+        yield from _slices(run, entries)
+        return
     if not isinstance(run, dict):
-        return _official_columns(run, excluded, depth)
+        run = _columns_run(run)
     owned, checked = type(run) is ConsumableRun, isinstance(run, CheckedRun)
     get = excluded.get
-    result = {}
+    part: dict[str, Mapping[str, float]] = {}
+    size, limit = 0, entries or math.inf
     for query_id, docs in run.items():
         if not checked:
             _refuse_nul(query_id, docs)
-        result[query_id] = official_docs(docs, get(query_id), depth, owned)
-    return result
+        kept = part[query_id] = official_docs(docs, get(query_id), depth, owned)
+        size += len(kept)
+        if size >= limit:
+            yield part
+            part, size = {}, 0
+    if part or entries is None:
+        yield part
+
+
+def _slices(
+    ranked: dict[str, Mapping[str, float]], entries: int | None
+) -> Iterator[dict[str, Mapping[str, float]]]:
+    """``ranked`` in consecutive dicts of whole queries, about ``entries`` entries each."""
+    if entries is None or sum(map(len, ranked.values())) <= entries:
+        yield ranked
+        return
+    part: dict[str, Mapping[str, float]] = {}
+    size = 0
+    for query_id, docs in ranked.items():
+        part[query_id] = docs
+        size += len(docs)
+        if size >= entries:
+            yield part
+            part, size = {}, 0
+    if part:
+        yield part
 
 
 def official_docs(
@@ -148,14 +192,12 @@ def computed_by(measures: Iterable[Measure]) -> list[tuple[Any, list[Measure]]]:
     return assigned
 
 
-def _official_columns(
-    run: Any, excluded: Mapping[str, AbstractSet[str]], depth: int
-) -> dict[str, Mapping[str, float]]:
-    """A run in any other ir_measures format, as :func:`official_run` gives it: read into
-    dicts as ir_measures reads it (a repeated (query, doc) pair keeps its last score), each
-    query's NUL check, drop and cut done on the dicts just built (never copied)."""
+def _columns_run(run: Any) -> ConsumableRun:
+    """A run in any other ir_measures format as dicts of its own, read as ir_measures reads it
+    (a repeated (query, doc) pair keeps its last score), each query's ids checked for a NUL
+    as its dict is built."""
     query_ids, doc_ids, scores = run_columns(run)
-    ranked: dict[str, dict[str, float]] = {}
+    ranked = ConsumableRun()
     pairs = zip(doc_ids, scores)  # consumed a query at a time: no slice of the columns
     for query_id, start, end in query_spans(query_ids):
         docs = dict(islice(pairs, end - start))
@@ -165,8 +207,4 @@ def _official_columns(
             ranked[query_id] = docs
         else:
             found.update(docs)
-    get = excluded.get
-    result = {}
-    for query_id, docs in ranked.items():
-        result[query_id] = official_docs(docs, get(query_id), depth)
-    return result
+    return ranked

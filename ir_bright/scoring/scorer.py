@@ -34,7 +34,7 @@ from .. import judgements, registry
 from ..errors import IrBrightError, MeasureError, RunFormatError
 from ..families import protocol_of
 from ..families.advice import family_refusal
-from ..runs.memory import frame_columns
+from ..runs.memory import frame_columns, mapping_slices
 from ..runs.read import (
     QueriesNotGrouped,
     read_run,
@@ -202,11 +202,35 @@ class Scorer:
 
     def _scored_whole(self, run: Any, name: str, score: Callable[[Any], T]) -> T:
         """``score(the run, read whole and strictly)``, the run checked against the qrels."""
+        if isinstance(run, Mapping):
+            return self._scored_mapping(run, name, score)
         ranked = read_run(run, name)
         summary = _RunSummary(self)
         summary.add(ranked)
         summary.check(name)
         return score(ConsumableRun(ranked) if ranked.owned else ranked)  # never seen by the caller
+
+    def _scored_mapping(self, run: Mapping, name: str, score: Callable[[Any], T]) -> T:
+        """``score(a dict-of-dicts run)``, checked strictly a slice at a time as it is scored
+        (the checks leave the slice in the processor's cache for the scorer), then checked
+        against the qrels. Score types are read from their sums, unless pytrec_eval finds
+        one it cannot read (:func:`~ir_bright.runs.memory.mapping_slices`): then every score
+        is converted and the run scored again."""
+        try:
+            return self._scored_slices(run, name, score, exact=False)
+        except TypeError:
+            return self._scored_slices(run, name, score, exact=True)
+
+    def _scored_slices(self, run: Mapping, name: str, score: Callable[[Any], T], exact: bool) -> T:
+        summary = _RunSummary(self)
+
+        def noted(part: Mapping[str, Mapping[str, float]]) -> Mapping[str, Mapping[str, float]]:
+            summary.add(part)
+            return part
+
+        result = score(RunParts(map(noted, mapping_slices(run, name, exact=exact))))
+        summary.check(name)
+        return result
 
 
 class _RunSummary:
