@@ -28,6 +28,7 @@ import errno
 import gc
 import importlib
 import os
+import re
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NoReturn
@@ -155,8 +156,9 @@ def output_format(
     return described({name: FORMATS[name] for name in names}, what, default)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The top-level parser with every available subcommand."""
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The top-level parser with every available subcommand (or subcommand ``only``: the
+    others' parsers import what their choices need, which a command need not pay for)."""
     from ..families import families
 
     names = [family.collection.pretty_name for family in families()]
@@ -172,7 +174,7 @@ def build_parser() -> argparse.ArgumentParser:
     subparsers = parser.add_subparsers(
         dest="command", metavar="COMMAND", parser_class=ArgumentParser
     )
-    for name in SUBCOMMANDS:
+    for name in SUBCOMMANDS if only is None else [only]:
         try:
             module = importlib.import_module(f"{__name__}.{name}")
         except ModuleNotFoundError as exc:
@@ -218,7 +220,7 @@ def _flush_stdout() -> bool:
 
 
 def _main(argv: Sequence[str] | None, whole_process: bool) -> int:
-    parser = build_parser()
+    parser = build_parser(_command_named(sys.argv[1:] if argv is None else argv))
     _complete(parser)
     args = parser.parse_args(argv)
     verbose = args.verbose + getattr(args, "verbose_after", 0)
@@ -254,6 +256,22 @@ def _main(argv: Sequence[str] | None, whole_process: bool) -> int:
         if exhausted(exc):  # a thread that could not start, memory: the machine's, not a bug
             return _error(prog, f"{_one_line(exc)}: {exhausted(exc)}")
         return _internal_error(prog, exc, verbose)
+
+
+_LOGGING_FLAGS = re.compile(r"-[vq]+|--verbose|--quiet")
+
+
+def _command_named(argv: Sequence[str]) -> str | None:
+    """The subcommand ``argv`` runs when only logging flags come before it, else None (the
+    whole parser is then built: help, errors and shell completion list every command)."""
+    if "_ARGCOMPLETE" in os.environ:
+        return None
+    for token in argv:
+        if token in SUBCOMMANDS:
+            return token
+        if not _LOGGING_FLAGS.fullmatch(token):
+            return None
+    return None
 
 
 def _complete(parser: argparse.ArgumentParser) -> None:

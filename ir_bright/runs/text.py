@@ -24,10 +24,10 @@ _CONTROL = bytes([*range(0, 9), *range(14, 32), 127])  # ASCII controls but \t \
 _CONTROL_RE = re.compile(b"[" + re.escape(_CONTROL) + b"]")
 
 
-def line_blocks(chunks: Iterable[bytes], label: str) -> Iterator[tuple[int, bytes]]:
-    """``(number of its first line, block of whole lines)``; lines over the limit refused
-    before they are held whole, a binary file (a NUL in its first bytes, which do not start
-    with a run line) refused from its first bytes."""
+def line_blocks(chunks: Iterable[bytes], label: str) -> Iterator[tuple[int, bytes, int]]:
+    """``(number of its first line, block of whole lines, number of line ends in it)``; lines
+    over the limit refused before they are held whole, a binary file (a NUL in its first
+    bytes, which do not start with a run line) refused from its first bytes."""
     tail, line = b"", 1
     for chunk in chunks:
         if line == 1 and not tail:
@@ -39,12 +39,13 @@ def line_blocks(chunks: Iterable[bytes], label: str) -> Iterator[tuple[int, byte
                 raise long_line(label, line)
             continue
         block, tail = tail + chunk[:end], chunk[end:]
-        yield line, block
-        line += block.count(b"\n")
+        ends = block.count(b"\n")
+        yield line, block, ends
+        line += ends
         if len(tail) > MAX_LINE_BYTES:
             raise long_line(label, line)
     if tail:
-        yield line, tail
+        yield line, tail, 0
 
 
 def _opening(chunk: bytes, label: str) -> bytes:
@@ -58,23 +59,23 @@ def _opening(chunk: bytes, label: str) -> bytes:
 
 
 def block_rows(
-    blocks: Iterable[tuple[int, bytes]], label: str, capped: bool = True
+    blocks: Iterable[tuple[int, bytes, int]], label: str, capped: bool = True
 ) -> Iterator[Rows]:
     """The rows of each block of whole lines, refusing more entries than
     :func:`~ir_bright.runs.bounds.max_run_entries` (one block past it at most is parsed)
     unless ``capped`` is false."""
     limit, entries = max_run_entries() if capped else 0, 0
-    for first, block in blocks:
-        rows = _parse_block(block, first, label)
+    for first, block, ends in blocks:
+        rows = _parse_block(block, first, label, ends)
         entries += len(rows.query_ids)
         if capped and entries > limit:
             raise too_many(label, limit)
         yield rows
 
 
-def _parse_block(block: bytes, first: int, label: str) -> Rows:
-    """The rows of a block of whole lines, split column-wise at C speed; the slow search for
-    the culprit runs only when a check fails."""
+def _parse_block(block: bytes, first: int, label: str, ends: int) -> Rows:
+    """The rows of a block of whole lines (``ends`` line ends), split column-wise at C speed;
+    the slow search for the culprit runs only when a check fails."""
     if len(block.translate(None, _CONTROL)) != len(block):
         _refuse_control(block, first, label)
     _refuse_long_lines(block, first, label)
@@ -89,7 +90,7 @@ def _parse_block(block: bytes, first: int, label: str) -> Rows:
         ) from None
     # One split of the whole block, each line end marked by a NUL token (no NUL is left in
     # the text): six columns on every line puts a mark at every seventh token.
-    lines = text.count("\n") + (not text.endswith("\n"))
+    lines = ends + (not text.endswith("\n"))
     tokens = (text.replace("\n", " \0 ") + ("" if text.endswith("\n") else " \0")).split()
     if len(tokens) != 7 * lines or tokens[6::7].count(NUL) != lines:
         return _parse_lines(text, first, label)  # blank lines, or a line to refuse
