@@ -38,11 +38,14 @@ def test_every_benchmark_script_starts_and_answers_help(script):
 
 
 def test_the_scoring_benchmarks_command_line_table_runs_and_scores_officially(tmp_path):
-    done = run_script(str(BENCHMARKS / "bench_scoring.py"), "--shapes", "--repeats", "1")
+    done = run_script(
+        str(BENCHMARKS / "bench_scoring.py"), "--shapes", "--repeats", "1", "--long-factor", "2"
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     table = [line for line in done.stdout.splitlines() if line.startswith(("| plain", "| gzip"))]
     assert len(table) == 2, done.stdout
     assert "from both runs" in done.stdout  # each run's value was checked against ir_measures
+    assert "2,000,000-line run" in done.stdout and "the same" in done.stdout  # streamed
 
 
 HARNESS_SCENARIOS = [
