@@ -211,6 +211,18 @@ def test_bad_dataframes_and_records_are_refused():
         read_run({"1": {"a": float("nan")}})
 
 
+def test_a_bad_record_deep_in_a_generator_is_named_by_its_number():
+    """Records are read a few thousand at a time: the number is the run's, not the chunk's."""
+    records = [ScoredDoc(str(i // 1000), f"d{i}", 1.0) for i in range(9000)]
+    records[8765] = ScoredDoc("8", "d8765", float("inf"))
+    with pytest.raises(RunFormatError, match="record 8766: score inf is not finite"):
+        read_run(iter(records))
+    records[8765] = ScoredDoc("8", "d8765", 1.0)
+    records[8192] = ScoredDoc("8", "d8191", 1.0)  # the record before it, in the chunk before
+    with pytest.raises(RunFormatError, match="record 8193: query '8' ranks doc 'd8191' twice"):
+        read_run(iter(records))
+
+
 def test_a_run_mostly_for_other_queries_is_refused_as_the_wrong_dataset():
     qrels, _ = small_case()
     run = [("1", "gold-a", 1.0), ("77", "d", 1.0), ("78", "d", 1.0)]

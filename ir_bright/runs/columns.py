@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from itertools import islice
 from operator import attrgetter
 from typing import Any
 
 from ir_measures.util import QrelsConverter, RunConverter
+
+RECORD_CHUNK = 1 << 12
+"""How many records of an iterable run are turned into columns at a time."""
 
 QREL_COLUMNS = ("query_id", "doc_id", "relevance")
 RUN_FIELDS = ("query_id", "doc_id", "score")
@@ -14,6 +19,18 @@ RUN_FIELDS = ("query_id", "doc_id", "score")
 def run_columns(run: Any) -> list[list[Any]]:
     """``[query ids, doc ids, scores]`` of a run in any ir_measures format."""
     return _columns(run, RunConverter, RUN_FIELDS)
+
+
+def run_column_chunks(run: Any) -> Iterator[list[list[Any]]]:
+    """:func:`run_columns` in parts: an iterable of records :data:`RECORD_CHUNK` records at a
+    time (a generator's records are let go chunk by chunk, as a loop over them would let them
+    go), any other format at once."""
+    if hasattr(run, "itertuples") or not hasattr(run, "__iter__") or isinstance(run, dict):
+        yield run_columns(run)
+        return
+    iterator = iter(run)
+    while chunk := list(islice(iterator, RECORD_CHUNK)):
+        yield run_columns(chunk)
 
 
 def qrel_columns(qrels: Any) -> list[list[Any]]:

@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from itertools import repeat
+from itertools import islice, repeat
 from operator import attrgetter, contains
 from typing import Any
 
 from ..errors import RunFormatError
+from .columns import RECORD_CHUNK
 from .entries import (
     FLOATS,
     NUL,
@@ -147,12 +148,21 @@ def frame_rows(frame: Any, name: str) -> Rows:
     )
 
 
-def record_rows(records: Iterable[Any], name: str) -> Rows:
-    """The entries of an iterable of ScoredDoc (any record with its three fields)."""
-    records = records if isinstance(records, list | tuple) else list(records)
+def record_rows(records: Iterable[Any], name: str) -> Iterator[Rows]:
+    """The entries of an iterable of ScoredDoc (any record with its three fields), as checked
+    columns a few thousand records at a time: a generator's records are let go chunk by chunk,
+    as a loop over them would let them go, rather than held all at once."""
+    iterator, start = iter(records), 0
+    while chunk := list(islice(iterator, RECORD_CHUNK)):
+        yield _record_columns(chunk, name, start)
+        start += len(chunk)
+
+
+def _record_columns(records: list[Any], name: str, start: int) -> Rows:
+    """The columns of ``records``, the first of which is record ``start + 1`` of the run."""
 
     def place(i: int) -> str:
-        return f"{name} record {i + 1}"
+        return f"{name} record {start + i + 1}"
 
     try:
         columns = [list(map(attrgetter(f), records)) for f in _FIELDS]

@@ -182,7 +182,7 @@ def _row_blocks(run: Any, name: str) -> Iterator[Rows]:
     elif hasattr(run, "columns"):
         yield frame_rows(run, name)
     elif isinstance(run, Iterable):
-        yield record_rows(run, name)
+        yield from record_rows(run, name)
     else:
         raise RunFormatError(
             f"{name}: a run must be a TREC run file, a DataFrame, ScoredDocs or a dict of "

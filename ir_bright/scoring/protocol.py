@@ -16,7 +16,7 @@ from itertools import islice
 from typing import TYPE_CHECKING, Any
 
 from ..families.declaration import OFFICIAL_DEPTH
-from ..runs.columns import run_columns
+from ..runs.columns import run_column_chunks
 from ..runs.entries import NUL, SLICE_ENTRIES, CheckedRun, query_spans, refuse_nul_ids
 from ..runs.order import best
 
@@ -196,15 +196,15 @@ def _columns_run(run: Any) -> ConsumableRun:
     """A run in any other ir_measures format as dicts of its own, read as ir_measures reads it
     (a repeated (query, doc) pair keeps its last score), each query's ids checked for a NUL
     as its dict is built."""
-    query_ids, doc_ids, scores = run_columns(run)
     ranked = ConsumableRun()
-    pairs = zip(doc_ids, scores)  # consumed a query at a time: no slice of the columns
-    for query_id, start, end in query_spans(query_ids):
-        docs = dict(islice(pairs, end - start))
-        _refuse_nul(query_id, docs)  # while its ids are in the processor's cache
-        found = ranked.get(query_id)
-        if found is None:
-            ranked[query_id] = docs
-        else:
-            found.update(docs)
+    for query_ids, doc_ids, scores in run_column_chunks(run):
+        pairs = zip(doc_ids, scores)  # consumed a query at a time: no slice of the columns
+        for query_id, start, end in query_spans(query_ids):
+            docs = dict(islice(pairs, end - start))
+            _refuse_nul(query_id, docs)  # while its ids are in the processor's cache
+            found = ranked.get(query_id)
+            if found is None:
+                ranked[query_id] = docs
+            else:
+                found.update(docs)
     return ranked
