@@ -25,7 +25,7 @@ import ir_datasets  # noqa: F401
 from ir_datasets.formats import TrecQrel
 
 from .errors import CacheError
-from .runs.columns import qrel_columns
+from .runs.columns import qrel_column_chunks
 
 EXCLUDED = -100
 NO_ID = "N/A"  # the benchmarks' sentinel for "no id" in id lists
@@ -106,12 +106,15 @@ def split_qrels(
         return _split_dict(qrels)
     if isinstance(qrels, QrelsByQuery):
         return qrels.split()
-    query_ids, doc_ids, labels = qrel_columns(qrels)
-    negative = list(map(lt, labels, repeat(0)))
-    kept = list(map(not_, negative))
-    excluded = _group(compress(query_ids, negative), compress(doc_ids, negative), set)
-    judgements = zip(compress(doc_ids, kept), compress(labels, kept))
-    return _group(compress(query_ids, kept), judgements, dict), excluded
+    judged: dict[str, Any] = {}
+    excluded: dict[str, Any] = {}
+    for query_ids, doc_ids, labels in qrel_column_chunks(qrels):
+        negative = list(map(lt, labels, repeat(0)))
+        kept = list(map(not_, negative))
+        _group(compress(query_ids, negative), compress(doc_ids, negative), set, excluded)
+        judgements = zip(compress(doc_ids, kept), compress(labels, kept))
+        _group(compress(query_ids, kept), judgements, dict, judged)
+    return judged, excluded
 
 
 class QrelsByQuery(Iterator[TrecQrel]):
@@ -220,12 +223,13 @@ class ExcludedDocs(AbstractSet[str]):
         return self._set.intersection(docs)
 
 
-def _group(query_ids: Iterable[str], items: Iterable[Any], bucket: type) -> dict[str, Any]:
-    """``{query_id: bucket(items of that query)}``; runs of one query are added in one call."""
-    grouped: dict[str, Any] = {}
+def _group(
+    query_ids: Iterable[str], items: Iterable[Any], bucket: type, grouped: dict[str, Any]
+) -> None:
+    """Add ``items`` to ``grouped`` (``{query_id: bucket(items of that query)}``); runs of one
+    query are added in one call."""
     for query_id, rows in groupby(zip(query_ids, items), key=itemgetter(0)):
         found = grouped.get(query_id)
         if found is None:
             found = grouped[query_id] = bucket()
         found.update(map(itemgetter(1), rows))
-    return grouped

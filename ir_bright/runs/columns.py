@@ -25,12 +25,21 @@ def run_column_chunks(run: Any) -> Iterator[list[list[Any]]]:
     """:func:`run_columns` in parts: an iterable of records :data:`RECORD_CHUNK` records at a
     time (a generator's records are let go chunk by chunk, as a loop over them would let them
     go), any other format at once."""
-    if hasattr(run, "itertuples") or not hasattr(run, "__iter__") or isinstance(run, dict):
-        yield run_columns(run)
+    return _chunks(run, run_columns)
+
+
+def qrel_column_chunks(qrels: Any) -> Iterator[list[list[Any]]]:
+    """:func:`qrel_columns` in parts, as :func:`run_column_chunks` gives a run's."""
+    return _chunks(qrels, qrel_columns)
+
+
+def _chunks(data: Any, columns: Any) -> Iterator[list[list[Any]]]:
+    if hasattr(data, "itertuples") or not hasattr(data, "__iter__") or isinstance(data, dict):
+        yield columns(data)
         return
-    iterator = iter(run)
+    iterator = iter(data)
     while chunk := list(islice(iterator, RECORD_CHUNK)):
-        yield run_columns(chunk)
+        yield columns(chunk)
 
 
 def qrel_columns(qrels: Any) -> list[list[Any]]:
