@@ -21,6 +21,7 @@ import logging
 import os
 import re
 import threading
+import weakref
 from collections.abc import Callable, Mapping
 from functools import cache, partial
 from typing import Any
@@ -120,11 +121,28 @@ class LazyDataset(Dataset):
     """
 
     def __init__(self, dataset_id: str, build: Callable[[], Dataset], *ahead: Any):
-        super().__init__(*ahead, _OnFirstUse(build))  # ``ahead``: constituents asked first
+        self._on_first_use = _OnFirstUse(build)
+        super().__init__(*ahead, self._on_first_use)  # ``ahead``: constituents asked first
         self._lazy_id = dataset_id
+        _LAZY_DATASETS.add(self)
 
     def __reduce__(self) -> tuple[Callable[[str], Any], tuple[str]]:
         return load, (self._lazy_id,)  # load registers first, as a fresh process needs
+
+
+_LAZY_DATASETS: weakref.WeakSet[LazyDataset] = weakref.WeakSet()
+
+
+def forget_built() -> None:
+    """Forget every dataset built so far: each is built again on its next use. A process
+    builds a dataset once, for the ``IR_DATASETS_HOME`` of that moment (its stores map that
+    home's files); a process whose home changes, as a test suite's does from test to test,
+    calls this in between."""
+    with _building:
+        _built_collection.cache_clear()
+        _built_at.cache_clear()
+        for dataset in list(_LAZY_DATASETS):
+            dataset._on_first_use._built = None
 
 
 class _OnFirstUse:

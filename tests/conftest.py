@@ -35,6 +35,16 @@ def hub_builds(tmp_path_factory):
 
 
 @pytest.fixture(autouse=True)
+def fresh_datasets():
+    """Every test builds the datasets it uses anew: a process builds a dataset once, for the
+    IR_DATASETS_HOME of that moment, and each test has a home of its own."""
+    yield
+    from ir_bright import registry
+
+    registry.forget_built()
+
+
+@pytest.fixture(autouse=True)
 def isolated_home(tmp_path, monkeypatch):
     """Every test gets its own IR_DATASETS_HOME and no real hub."""
     home = tmp_path / "ir_datasets_home"

@@ -119,3 +119,16 @@ def test_a_lazy_dataset_is_built_by_the_first_attribute_read_and_only_once():
     assert lazy.dataset_id() == "x/y" and lazy.documentation() == {"pretty_name": "Y"}
     assert not lazy.has_docs() and "documentation" in dir(lazy)
     assert builds == ["built"]
+
+
+def test_forgotten_datasets_are_built_again_on_their_next_use(bright):
+    """A dataset is built once per process, for the IR_DATASETS_HOME of that moment (its
+    store maps that home's files); ``forget_built`` makes the next use build it again."""
+    dataset = ir_datasets.load("bright/biology")
+    assert dataset.docs_store().get("insects_light/Phototaxis_3.txt")
+    built = dataset._on_first_use._built
+    assert built is not None and dataset._on_first_use._built is built  # kept
+    registry.forget_built()
+    assert dataset._on_first_use._built is None
+    assert dataset.docs_store().get("insects_light/Phototaxis_3.txt")
+    assert dataset._on_first_use._built not in (None, built)
