@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from itertools import islice
 from operator import attrgetter
 from typing import Any
@@ -33,13 +33,18 @@ def qrel_column_chunks(qrels: Any) -> Iterator[list[list[Any]]]:
     return _chunks(qrels, qrel_columns)
 
 
+def record_chunks(records: Iterable[Any]) -> Iterator[list[Any]]:
+    """``records`` in lists of :data:`RECORD_CHUNK`, drawn one list at a time."""
+    iterator = iter(records)
+    while chunk := list(islice(iterator, RECORD_CHUNK)):
+        yield chunk
+
+
 def _chunks(data: Any, columns: Any) -> Iterator[list[list[Any]]]:
     if hasattr(data, "itertuples") or not hasattr(data, "__iter__") or isinstance(data, dict):
         yield columns(data)
         return
-    iterator = iter(data)
-    while chunk := list(islice(iterator, RECORD_CHUNK)):
-        yield columns(chunk)
+    yield from map(columns, record_chunks(data))
 
 
 def qrel_columns(qrels: Any) -> list[list[Any]]:

@@ -21,6 +21,27 @@ SLICE_ENTRIES = 1 << 10
 where a whole run is not."""
 
 
+def slices(
+    queries: Iterable[tuple[str, Any]],
+    entries: int | None = SLICE_ENTRIES,
+    make: Callable[[], dict] = dict,
+) -> Iterator[dict]:
+    """``(query id, its docs)`` pairs in consecutive dicts (``make()``) of whole queries of
+    about ``entries`` entries each; ``entries`` None: one dict, empty if there are no pairs.
+    The pairs are drawn as the slices are, so work done making them happens just before
+    their slice is handed on."""
+    limit = entries or math.inf
+    part, size = make(), 0
+    for query_id, docs in queries:
+        part[query_id] = docs
+        size += len(docs)
+        if size >= limit:
+            yield part
+            part, size = make(), 0
+    if part or entries is None:
+        yield part
+
+
 class CheckedRun(dict):
     """A run read by :func:`~ir_bright.runs.read_run`: ids are text without NUL, scores finite
     floats, so a scorer need not check them again. ``owned``: its dicts were made by read_run

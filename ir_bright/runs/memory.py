@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from itertools import islice, repeat
+from itertools import repeat
 from operator import attrgetter, contains
-from typing import Any
+from typing import Any, cast
 
 from ..errors import RunFormatError
-from .columns import RECORD_CHUNK
+from .columns import record_chunks
 from .entries import (
     FLOATS,
     NUL,
@@ -22,6 +22,7 @@ from .entries import (
     refuse_nul_ids,
     score,
     scores,
+    slices,
 )
 
 RUN_COLUMNS = (("query_id", "doc_id", "score"), ("qid", "docno", "score"))
@@ -53,52 +54,35 @@ def mapping_slices(
     ints and bools, which pytrec_eval reads as ``float()`` does): a third cheaper, but a
     number type that adds to a float as a float (``Fraction``) gets through too, which
     pytrec_eval then refuses with a ``TypeError``; read such a run again with ``exact``."""
-    clean = _clean_docs if exact else _summing_docs
-    part, size, limit = CheckedRun(), 0, entries or math.inf
+    parts = slices(_checked_queries(run, name, exact), entries, CheckedRun)
+    return cast(Iterator[CheckedRun], parts)  # made by CheckedRun
+
+
+def _checked_queries(
+    run: Mapping[Any, Mapping[Any, Any]], name: str, exact: bool
+) -> Iterator[tuple[str, Mapping[str, float]]]:
+    """Each query of a dict-of-dicts run, checked: as it is when clean, else converted."""
     for query_id, docs in run.items():
-        if clean(query_id, docs):
-            part[query_id] = docs  # read, not copied
-        else:
-            where = f"{name} query {query_id!r} doc "
-            query_id = str(query_id)
-            part[query_id] = {str(d): score(s, f"{where}{d!r}") for d, s in docs.items()}
-            refuse_nul_ids(query_id, part[query_id], name)
-        size += len(docs)
-        if size >= limit:
-            yield part
-            part, size = CheckedRun(), 0
-    if part or entries is None:
-        yield part
+        if _clean_docs(query_id, docs, exact):
+            yield query_id, docs  # read, not copied
+            continue
+        where = f"{name} query {query_id!r} doc "
+        converted = {str(d): score(s, f"{where}{d!r}") for d, s in docs.items()}
+        refuse_nul_ids(str(query_id), converted, name)
+        yield str(query_id), converted
 
 
-def _clean_docs(query_id: Any, docs: Mapping[Any, Any]) -> bool:
+def _clean_docs(query_id: Any, docs: Mapping[Any, Any], exact: bool = True) -> bool:
     """Whether one query of a dict-of-dicts run can be scored as it is: a dict of text ids
-    without NUL and finite float scores (checked at C speed; joining fails on other ids)."""
+    without NUL and finite scores (checked at C speed; joining fails on other ids), every
+    score a float (``exact``) or their sum a float (see :func:`mapping_slices`)."""
     values = docs.values()
     try:
-        return (
-            type(docs) is dict
-            and type(query_id) is str
-            and NUL not in query_id
-            and set(map(type, values)) <= FLOATS
-            and math.isfinite(sum(values))
-            and NUL not in "".join(docs)
-        )
-    except TypeError:
-        return False
-
-
-def _summing_docs(query_id: Any, docs: Mapping[Any, Any]) -> bool:
-    """:func:`_clean_docs`, the score types read from their sum (see :func:`mapping_slices`)."""
-    try:
-        return (
-            type(docs) is dict
-            and type(query_id) is str
-            and NUL not in query_id
-            and type(total := sum(docs.values())) is float
-            and math.isfinite(total)
-            and NUL not in "".join(docs)
-        )
+        if type(docs) is not dict or type(query_id) is not str or NUL in query_id:
+            return False
+        total = sum(values)
+        numbers = set(map(type, values)) <= FLOATS if exact else type(total) is float
+        return numbers and math.isfinite(total) and NUL not in "".join(docs)
     except (TypeError, OverflowError):
         return False
 
@@ -152,8 +136,8 @@ def record_rows(records: Iterable[Any], name: str) -> Iterator[Rows]:
     """The entries of an iterable of ScoredDoc (any record with its three fields), as checked
     columns a few thousand records at a time: a generator's records are let go chunk by chunk,
     as a loop over them would let them go, rather than held all at once."""
-    iterator, start = iter(records), 0
-    while chunk := list(islice(iterator, RECORD_CHUNK)):
+    start = 0
+    for chunk in record_chunks(records):
         yield _record_columns(chunk, name, start)
         start += len(chunk)
 

@@ -9,7 +9,6 @@ mm-bright/MM-BRIGHT ``src/eval_runner.py`` (commit b35eaeb) likewise for its fou
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Iterator, Mapping
 from collections.abc import Set as AbstractSet
 from itertools import islice
@@ -17,7 +16,14 @@ from typing import TYPE_CHECKING, Any
 
 from ..families.declaration import OFFICIAL_DEPTH
 from ..runs.columns import run_column_chunks
-from ..runs.entries import NUL, SLICE_ENTRIES, CheckedRun, query_spans, refuse_nul_ids
+from ..runs.entries import (
+    NUL,
+    SLICE_ENTRIES,
+    CheckedRun,
+    query_spans,
+    refuse_nul_ids,
+    slices,
+)
 from ..runs.order import best
 
 if TYPE_CHECKING:
@@ -72,43 +78,23 @@ def official_slices(
     :class:`ConsumableRun` is filtered in place instead).
     """
     if type(run) is OfficialRun and run.excluded is excluded and run.depth == depth:
-        yield from _slices(run, entries)
-        return
+        return slices(run.items(), entries)
     if not isinstance(run, dict):
         run = _columns_run(run)
+    return slices(_official_queries(run, excluded, depth), entries)
+
+
+def _official_queries(
+    run: dict[str, Mapping[str, float]], excluded: Mapping[str, AbstractSet[str]], depth: int
+) -> Iterator[tuple[str, Mapping[str, float]]]:
+    """Each query of a dict-of-dicts run, its ids checked for a NUL (unless the run was read
+    strictly), its excluded docs dropped and its ranking cut."""
     owned, checked = type(run) is ConsumableRun, isinstance(run, CheckedRun)
     get = excluded.get
-    part: dict[str, Mapping[str, float]] = {}
-    size, limit = 0, entries or math.inf
     for query_id, docs in run.items():
         if not checked:
             _refuse_nul(query_id, docs)
-        kept = part[query_id] = official_docs(docs, get(query_id), depth, owned)
-        size += len(kept)
-        if size >= limit:
-            yield part
-            part, size = {}, 0
-    if part or entries is None:
-        yield part
-
-
-def _slices(
-    ranked: dict[str, Mapping[str, float]], entries: int | None
-) -> Iterator[dict[str, Mapping[str, float]]]:
-    """``ranked`` in consecutive dicts of whole queries, about ``entries`` entries each."""
-    if entries is None or sum(map(len, ranked.values())) <= entries:
-        yield ranked
-        return
-    part: dict[str, Mapping[str, float]] = {}
-    size = 0
-    for query_id, docs in ranked.items():
-        part[query_id] = docs
-        size += len(docs)
-        if size >= entries:
-            yield part
-            part, size = {}, 0
-    if part:
-        yield part
+        yield query_id, official_docs(docs, get(query_id), depth, owned)
 
 
 def official_docs(
