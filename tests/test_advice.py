@@ -29,15 +29,8 @@ import ir_bright  # noqa: F401
 from ir_bright.cli import SUBCOMMANDS
 from ir_bright.families import families
 from ir_bright.families.advice import RUN, RUNS
-from tests.fixtures import (
-    bright_hub,
-    brightpro_hub,
-    browsecomp_hub,
-    mmbright_hub,
-    r2med_hub,
-    rarb_hub,
-    tempo_hub,
-)
+from tests.fixtures import bright_hub
+from tests.fixtures.hubs import WRITERS
 
 pytestmark = pytest.mark.slow
 
@@ -46,18 +39,13 @@ BRIGHT_SPLITS = (
     "leetcode pony aops theoremqa_questions theoremqa_theorems"
 ).split()
 HUBS = {
+    **WRITERS,
     # every BRIGHT domain shaped as the fixture's biology, so the examples' ids all exist
     "bright": lambda root: bright_hub.write_bright(
         root, dict.fromkeys(BRIGHT_SPLITS, bright_hub.biology)
     ),
-    "mm-bright": mmbright_hub.write_mmbright,
-    "bright-pro": brightpro_hub.write_brightpro,
-    "r2med": r2med_hub.write_r2med,
-    "tempo": tempo_hub.write_tempo,
-    "browsecomp-plus": browsecomp_hub.write_browsecomp,
-    "rar-b": rarb_hub.write_rarb,
 }
-"""The fixture hub of each declared family (a new family adds its own here)."""
+"""The fixture hub of each declared family (a new family adds its own to ``WRITERS``)."""
 
 RUN_SUFFIXES = (".run", ".trec", ".txt", ".gz", ".res")
 OUTPUT_OPTIONS = {"-o", "--output", "--plot", ">"}

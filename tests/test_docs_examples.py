@@ -39,15 +39,7 @@ sybil = pytest.importorskip("sybil")
 from sybil.evaluators.python import PythonEvaluator  # noqa: E402
 from sybil.parsers.markdown import CodeBlockParser, SkipParser  # noqa: E402
 
-from tests.fixtures import (  # noqa: E402
-    bright_hub,
-    brightpro_hub,
-    browsecomp_hub,
-    mmbright_hub,
-    r2med_hub,
-    rarb_hub,
-    tempo_hub,
-)
+from tests.fixtures.hubs import WRITERS  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
@@ -174,13 +166,8 @@ def fixture_hub(hub, hub_root, tmp_path, monkeypatch):
     """Every family's fixture benchmark on the loopback hub, a fresh working folder, and the
     interpreter's ``ir-bright`` first on PATH. Checksums off: the pins are the real files'."""
     monkeypatch.setenv("IR_BRIGHT_VERIFY", "0")
-    bright_hub.write_bright(hub_root)
-    mmbright_hub.write_mmbright(hub_root)
-    brightpro_hub.write_brightpro(hub_root)
-    r2med_hub.write_r2med(hub_root)
-    tempo_hub.write_tempo(hub_root)
-    browsecomp_hub.write_browsecomp(hub_root)
-    rarb_hub.write_rarb(hub_root)
+    for write in WRITERS.values():
+        write(hub_root)
     work = tmp_path / "work"
     work.mkdir()
     monkeypatch.chdir(work)
